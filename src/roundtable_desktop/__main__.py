@@ -1,0 +1,7 @@
+"""`python -m roundtable_desktop`: the same as the `roundtable` command."""
+
+import sys
+
+from roundtable_desktop.cli import main
+
+sys.exit(main())

@@ -1,0 +1,221 @@
+"""The command line: run a session headless, export one, list them, open the window.
+
+`roundtable` with no arguments opens the window; `roundtable run` runs the same engine
+headless and prints the meeting live; `roundtable export` writes HTML, Markdown or JSON.
+The API key comes from the OS keyring or ROUNDTABLE_API_KEY, never from an argument.
+Every error is one clear line and a non-zero exit, never a traceback.
+Must not import Qt at module level (the window is imported only when asked for).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from roundtable_desktop import __version__
+from roundtable_desktop.cli_output import MeetingPrinter, print_suggestions
+from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
+from roundtable_desktop.llm.offline import OFFLINE_MODEL
+from roundtable_desktop.llm.openai_compat import DEFAULT_BASE_URL, DEFAULT_MODEL
+from roundtable_desktop.llm.providers import ModelSettings, is_local, make_client
+from roundtable_desktop.paths import default_db_path
+from roundtable_desktop.protocols.base import Action, ActionUnavailable
+from roundtable_desktop.protocols.launch import (
+    KINDS,
+    PLANNED_KINDS,
+    SessionHandle,
+    UnknownKind,
+    reopen_session,
+    start_session,
+)
+from roundtable_desktop.protocols.roundtable import RoundtableSession
+from roundtable_desktop.sources.base import SourceError
+from roundtable_desktop.sources.mock_catalog import MockCatalog
+from roundtable_desktop.store.database import SessionStore, StoreError
+from roundtable_desktop.store.export import export_session
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit code 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="roundtable", description=__doc__.split("\n\n")[0])
+    p.add_argument("--version", action="version", version=f"roundtable {__version__}")
+    sub = p.add_subparsers(dest="command")
+
+    run = sub.add_parser("run", help="run a session headless and print it live")
+    run.add_argument("--kind", default="roundtable", choices=[*KINDS, *PLANNED_KINDS])
+    run.add_argument("--turns", type=int, default=12, help="actor turns to run (default 12)")
+    mode = run.add_mutually_exclusive_group()
+    mode.add_argument("--offline", action="store_true", help="the offline model (default)")
+    mode.add_argument("--base-url", help=f"OpenAI-compatible base URL, e.g. {DEFAULT_BASE_URL}")
+    run.add_argument("--model", help=f"model name (default {DEFAULT_MODEL} online)")
+    run.add_argument("--db", type=Path, help="session store (default: the user data dir)")
+    run.add_argument("--scenario", default="default")
+    run.add_argument("--delay", type=float, default=0.01,
+                     help="offline model: seconds per streamed token (default 0.01)")
+    run.add_argument("--continue", dest="resume", metavar="SESSION",
+                     help="continue a stored session (id or unique prefix)")
+    run.add_argument("--quiet", action="store_true", help="print only the final suggestions")
+
+    exp = sub.add_parser("export", help="export a stored session")
+    exp.add_argument("session", nargs="?", help="session id or prefix (default: the latest)")
+    exp.add_argument("--db", type=Path)
+    exp.add_argument("--format", choices=["html", "md", "json"], required=True)
+    exp.add_argument("--out", type=Path, help="file to write (default: standard output)")
+
+    ls = sub.add_parser("sessions", help="list stored sessions")
+    ls.add_argument("--db", type=Path)
+    return p
+
+
+def _open_store(path: Path | None) -> SessionStore:
+    return SessionStore.open(path or default_db_path())
+
+
+def _model_settings(args: argparse.Namespace) -> tuple[ModelSettings, str | None]:
+    if not args.base_url:
+        return ModelSettings(provider="offline", model=OFFLINE_MODEL,
+                             offline_delay_s=max(args.delay, 0.0)), None
+    if not args.base_url.startswith(("http://", "https://")):
+        raise CliError(f"--base-url must start with http:// or https:// (got {args.base_url!r}).")
+    key = KeyStore().get(LLM_KEY)
+    if not key and not is_local(args.base_url):
+        raise CliError("No API key: set ROUNDTABLE_API_KEY or store one in the OS keyring "
+                       "from the app's Settings (or use --offline).")
+    settings = ModelSettings(provider="custom", base_url=args.base_url.rstrip("/"),
+                             model=args.model or DEFAULT_MODEL)
+    return settings, key
+
+
+async def _drive(handle: SessionHandle, turns: int) -> int:
+    """Click what a user would click until `turns` turns have passed or the meeting ends."""
+    session = handle.session
+    assert isinstance(session, RoundtableSession)
+    state = session.state
+    last_turn = state.turn + turns
+    failures = 0
+    while not session.ended and state.turn < last_turn:
+        if state.phase == "tools_pending":
+            await session.perform(Action(id="run_tools"))
+        elif state.inferences_this_turn >= session.max_inferences_per_turn or state.actor.human:
+            await session.perform(Action(id="next_turn"))
+        else:
+            before = state.inferences_this_turn
+            await session.perform(Action(id="infer"))
+            failed = state.phase != "tools_pending" and state.inferences_this_turn > before
+            failures = failures + 1 if failed else 0
+            if failures >= 2:
+                return 1
+    return 0
+
+
+async def _run(args: argparse.Namespace) -> int:
+    settings, key = _model_settings(args)
+    client = make_client(settings, key)
+    catalog = MockCatalog.load()
+    store = _open_store(args.db)
+    printer = MeetingPrinter(quiet=args.quiet)
+    try:
+        if args.resume:
+            session_id = store.resolve_session(args.resume)
+            handle = reopen_session(session_id, store=store, client=client, source=catalog)
+        else:
+            handle = await start_session(args.kind, store=store, client=client, source=catalog,
+                                         model=settings.model, provider=settings.provider,
+                                         scenario=args.scenario)
+        handle.bus.subscribe(printer)
+        session = handle.session
+        assert isinstance(session, RoundtableSession)
+        printer.names = {a.id: a.name for a in session.state.actors}
+        try:
+            code = await _drive(handle, args.turns)
+        except asyncio.CancelledError:
+            printer.line(f"\nInterrupted. The session is saved: {handle.session_id[:8]}")
+            raise
+        print_suggestions(session.state, handle.session_id)
+        if code:
+            printer.line("Stopped after repeated failed calls (see the messages above).")
+        return code
+    finally:
+        await client.aclose()
+        store.close()
+
+
+def _export(args: argparse.Namespace) -> int:
+    store = _open_store(args.db)
+    try:
+        session_id = (
+            store.resolve_session(args.session) if args.session else store.latest_session_id()
+        )
+        if session_id is None:
+            raise CliError("There are no stored sessions to export yet: run one first.")
+        text = export_session(store, session_id, args.format)
+    finally:
+        store.close()
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text, encoding="utf-8")
+        print(f"Wrote {args.out} ({len(text.encode('utf-8')):,} bytes).")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _sessions(args: argparse.Namespace) -> int:
+    store = _open_store(args.db)
+    try:
+        rows = store.list_sessions()
+    finally:
+        store.close()
+    if not rows:
+        print("No stored sessions.")
+    for row in rows:
+        print(f"{row.id[:8]}  {row.updated_at}  {row.kind:<11} {row.status:<7} {row.title}")
+    return 0
+
+
+def _open_window(argv: list[str]) -> int:
+    try:
+        from roundtable_desktop.app import main as app_main
+    except ImportError as exc:
+        raise CliError(f"The window cannot start here ({exc}). "
+                       "Run a meeting headless with: roundtable run --offline") from exc
+    return app_main(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0].startswith("--self-test") or argv[0] == "--presenter":
+        return _exit(lambda: _open_window(argv))
+    args = _parser().parse_args(argv)
+    if args.command == "run":
+        return _exit(lambda: asyncio.run(_run(args)))
+    if args.command == "export":
+        return _exit(lambda: _export(args))
+    if args.command == "sessions":
+        return _exit(lambda: _sessions(args))
+    _parser().print_help()
+    return 2
+
+
+def _exit(fn) -> int:  # type: ignore[no-untyped-def]
+    try:
+        return int(fn() or 0)
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+    except (CliError, StoreError, SourceError, UnknownKind, ActionUnavailable) as exc:
+        print(f"roundtable: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"roundtable: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+              file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

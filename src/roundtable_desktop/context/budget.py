@@ -1,0 +1,50 @@
+"""Fit messages into a token budget by dropping the oldest exchange pairs.
+
+The system prompt and the context window (the first user message) are never trimmed:
+if they alone exceed the budget the call is refused with `BudgetExceeded`.
+Must not change message text.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from roundtable_desktop.context.tokens import estimate_tokens
+from roundtable_desktop.domain.calls import ChatMessage
+
+DEFAULT_BUDGET = 100_000
+
+
+class BudgetExceeded(Exception):
+    """The fixed part of a request is larger than the budget."""
+
+
+class FittedMessages(BaseModel):
+    messages: list[ChatMessage]
+    dropped_pairs: int
+    tokens: int
+
+
+def fit_to_budget(
+    head: list[ChatMessage],
+    history: list[ChatMessage],
+    tail: list[ChatMessage] | None = None,
+    budget: int = DEFAULT_BUDGET,
+) -> FittedMessages:
+    """`head` (system prompt) and `tail` (the context window / new message) always go;
+    `history` loses its oldest pairs until everything fits."""
+    tail = tail or []
+    fixed_tokens = sum(estimate_tokens(m.content) for m in (*head, *tail))
+    if fixed_tokens > budget:
+        raise BudgetExceeded(
+            f"The system prompt and context window need about {fixed_tokens:,} tokens, "
+            f"over the budget of {budget:,}. Shorten the prompt or collapse some items."
+        )
+    kept = list(history)
+    dropped = 0
+    total = fixed_tokens + sum(estimate_tokens(m.content) for m in kept)
+    while kept and total > budget:
+        pair, kept = kept[:2], kept[2:]
+        total -= sum(estimate_tokens(m.content) for m in pair)
+        dropped += 1
+    return FittedMessages(messages=[*head, *kept, *tail], dropped_pairs=dropped, tokens=total)

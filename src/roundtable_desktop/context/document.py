@@ -1,0 +1,284 @@
+"""Build the roundtable context-window document: the XHTML that IS the payload.
+
+One `<section>` per area, in the order of DESIGN.md section 4. Only the current actor's
+prompt and notes are rendered; a collapsed fact shows its id and title but not its
+detail; every list says how many items it holds ("lists are authoritative"). Untrusted
+text goes in through `.text` / `.set()` after `clean_text`, never parsed as markup.
+Must not serialize (see payload.py), read files or know about tools beyond the lines it
+is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lxml import etree
+
+from roundtable_desktop.context.sanitize import clean_text, clean_url
+from roundtable_desktop.domain.actors import Role
+from roundtable_desktop.domain.meeting import MeetingState, TranscriptKind
+
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+CONTEXT_ID = "context-window"
+SECTION_ORDER = (
+    "actor-prompt",
+    "meeting-protocol",
+    "tools",
+    "whiteboard",
+    "actor-notes",
+    "candidates",
+    "facts",
+    "suggestions",
+    "watch-history",
+    "transcript",
+    "mcp",
+)
+TRANSCRIPT_LIMIT = 30
+
+
+@dataclass(frozen=True, slots=True)
+class ToolLine:
+    """One tool as the context window documents it; `example` uses real ids."""
+
+    signature: str
+    doc: str
+    example: str
+
+
+def _el(parent: etree._Element, tag: str, text: str | None = None, **attrs: str) -> etree._Element:
+    node = etree.SubElement(parent, f"{{{XHTML_NS}}}{tag}")
+    for key, value in attrs.items():
+        node.set(key.rstrip("_").replace("_", "-"), clean_text(value, limit=None))
+    if text is not None:
+        node.text = clean_text(text)
+    return node
+
+
+def _section(root: etree._Element, sid: str, heading: str) -> etree._Element:
+    sec = _el(root, "section", id=sid)
+    _el(sec, "h2", heading)
+    return sec
+
+
+def _markdown_block(parent: etree._Element, text: str) -> None:
+    """Render the tiny Markdown subset prompt files use: headings, bullets, paragraphs."""
+    items: etree._Element | None = None
+    for block in text.split("\n\n"):
+        for line in block.strip().splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("- ") or line.startswith("* "):
+                if items is None:
+                    items = _el(parent, "ul")
+                _el(items, "li", line[2:].strip())
+                continue
+            items = None
+            if line.startswith("#"):
+                _el(parent, "h3", line.lstrip("#").strip())
+            else:
+                _el(parent, "p", line)
+        items = None
+
+
+def _turn_line(state: MeetingState) -> str:
+    others = len(state.actors) - 1
+    return (
+        f"Turn {state.turn}, round {state.round}. You are {state.actor.name}, "
+        f"seat {state.current + 1} of {len(state.actors)}. After you pass, {others} other "
+        f"actor{'s' if others != 1 else ''} take their turns before yours comes again."
+    )
+
+
+def build_roundtable_document(
+    state: MeetingState, *, protocol_text: str, tool_lines: list[ToolLine]
+) -> etree._Element:
+    """The `<main id="context-window">` element for the current actor."""
+    actor = state.actor
+    root = etree.Element(f"{{{XHTML_NS}}}main", nsmap={None: XHTML_NS})
+    root.set("id", CONTEXT_ID)
+    root.set("data-kind", "roundtable")
+    root.set("data-turn", str(state.turn))
+    root.set("data-actor", actor.id)
+
+    sec = _section(root, "actor-prompt", "Your role")
+    role = "Administrator" if actor.role == Role.ADMINISTRATOR else "Participant"
+    _el(sec, "p", f"You are {actor.name} ({role}).", class_="actor-name")
+    fields = _el(sec, "dl")
+    for label, value in (
+        ("Personality", actor.personality),
+        ("Goal", actor.goal),
+        ("Grounding", actor.grounding),
+        ("Interests", ", ".join(actor.interests)),
+    ):
+        if value:
+            _el(fields, "dt", label)
+            _el(fields, "dd", value)
+
+    sec = _section(root, "meeting-protocol", "Meeting protocol")
+    _el(sec, "p", _turn_line(state), class_="turn")
+    _markdown_block(sec, protocol_text)
+
+    sec = _section(root, "tools", "Tool calls")
+    _el(
+        sec,
+        "p",
+        "Act only through tool calls, one per line, exactly as CALL: toolName(arg1, arg2). "
+        "Arguments are JSON strings in double quotes, numbers, or bare ids copied from the "
+        "lists below. Never write placeholder arguments such as (N) or (videoId). If you "
+        "have nothing to add, reply with only: CALL: passTurn()",
+    )
+    tools = _el(sec, "ul", class_="tool-list")
+    for line in tool_lines:
+        item = _el(tools, "li")
+        _el(item, "code", line.signature)
+        _el(item, "span", f" — {line.doc} ")
+        _el(item, "code", line.example, class_="example")
+    refused = state.feedback.get(actor.id, [])
+    if refused:
+        box = _el(sec, "div", class_="refusals")
+        _el(box, "p", f"{len(refused)} of your previous tool calls did not run:")
+        lst = _el(box, "ul")
+        for result in refused:
+            _el(lst, "li", f"{result.call.render()}: {result.message}")
+
+    sec = _section(root, "whiteboard", "Whiteboard (shared, all actors see it)")
+    _list_or_empty(
+        sec,
+        [f"{_name(state, n.author)}: {n.text}" for n in state.whiteboard],
+        "whiteboard line",
+        "The whiteboard is empty. Use addWhiteboard to leave shared notes.",
+    )
+
+    sec = _section(root, "actor-notes", f"Your private notes ({actor.name})")
+    _list_or_empty(
+        sec,
+        [f"Turn {n.turn}: {n.text}" for n in state.notes.get(actor.id, [])],
+        "note",
+        "You have no notes yet. Only what you write with addActorNote reaches your next turn.",
+    )
+
+    _candidates(root, state)
+    _facts(root, state)
+
+    sec = _section(root, "suggestions", "Suggestions (committed picks)")
+    if state.suggestions:
+        _el(sec, "p", f"{len(state.suggestions)} suggestions are committed.", class_="count")
+        lst = _el(sec, "ol")
+        for sug in state.suggestions:
+            c = sug.candidate
+            by = ", ".join(_name(state, a) for a in sug.proposed_by)
+            _el(lst, "li", f"{c.id} — {c.title} ({c.channel}, {c.duration}); proposed by {by}",
+                data_id=c.id)
+    else:
+        _el(sec, "p", "No suggestions are committed yet. Commit picks with "
+            "rankCandidates then updateSuggestions.", class_="count")
+
+    sec = _section(root, "watch-history", "Watch history")
+    _list_or_empty(
+        sec,
+        [f"{w.when} — {w.title}" if w.when else w.title for w in state.watch_history],
+        "watched video",
+        "Nothing watched yet.",
+    )
+
+    _transcript(root, state)
+
+    sec = _section(root, "mcp", "MCP")
+    _el(sec, "p", f"Status: {state.mcp_status}.", class_="status")
+    if state.mcp_tools:
+        _el(sec, "p", "Tools: " + ", ".join(state.mcp_tools), class_="tools")
+    return root
+
+
+def _name(state: MeetingState, actor_id: str | None) -> str:
+    if actor_id is None:
+        return "Meeting"
+    actor = state.actor_by_id(actor_id)
+    return actor.name if actor else actor_id
+
+
+def _list_or_empty(sec: etree._Element, lines: list[str], noun: str, empty: str) -> None:
+    if not lines:
+        _el(sec, "p", empty, class_="count")
+        return
+    plural = noun if len(lines) == 1 else f"{noun}s"
+    _el(sec, "p", f"{len(lines)} {plural}.", class_="count")
+    lst = _el(sec, "ul")
+    for line in lines:
+        _el(lst, "li", line)
+
+
+def _candidates(root: etree._Element, state: MeetingState) -> None:
+    sec = _section(root, "candidates", "Candidates")
+    source = state.candidate_source or "mock"
+    query = f' for "{state.candidate_query}"' if state.candidate_query else ""
+    if not state.candidates:
+        _el(sec, "p", "No candidates are listed. Fetch some with fetchCandidates(\"a query "
+            "built from the facts\").", class_="count")
+        return
+    _el(
+        sec,
+        "p",
+        f"{len(state.candidates)} candidates are listed (source: {source}{query}). This list "
+        "is authoritative: these videos are available; work with them.",
+        class_="count",
+        data_source=source,
+    )
+    if state.ranked:
+        _el(sec, "p", "Ranked: " + ", ".join(state.ranked), class_="ranked")
+    lst = _el(sec, "ol", class_="candidate-list")
+    for c in state.candidates:
+        item = _el(lst, "li", id=f"cand-{c.id}", data_id=c.id)
+        head = _el(item, "p", class_="head")
+        _el(head, "code", c.id, class_="id")
+        _el(head, "strong", f" {c.title}", class_="title")
+        meta = _el(item, "p", class_="meta")
+        _el(meta, "span", f"Channel: {c.channel}", class_="channel")
+        _el(meta, "span", f" · Duration: {c.duration or 'unknown'}", class_="duration")
+        _el(meta, "span", f" · Published: {c.published or 'unknown'}", class_="published")
+        thumb = clean_url(c.thumbnail_url)
+        if thumb:
+            _el(item, "p", f"Thumbnail: {thumb}", class_="thumbnail", data_src=thumb)
+        _el(item, "p", c.description, class_="description")
+
+
+def _facts(root: etree._Element, state: MeetingState) -> None:
+    sec = _section(root, "facts", "Facts")
+    if not state.facts:
+        _el(sec, "p", "No fact cards.", class_="count")
+        return
+    expanded = sum(1 for f in state.facts if f.expanded)
+    _el(sec, "p", f"{len(state.facts)} fact cards, {expanded} expanded. Expand a card with "
+        "expandFact(id) to read its detail on your next inference.", class_="count")
+    lst = _el(sec, "ul", class_="fact-list")
+    for fact in state.facts:
+        item = _el(lst, "li", id=f"fact-{fact.id}", data_id=fact.id)
+        _el(item, "code", fact.id, class_="id")
+        _el(item, "strong", f" {fact.title}", class_="title")
+        if fact.expanded:
+            _el(item, "p", fact.detail, class_="detail")
+        else:
+            _el(item, "span", " (collapsed)", class_="collapsed")
+
+
+def _transcript(root: etree._Element, state: MeetingState) -> None:
+    sec = _section(root, "transcript", "Transcript")
+    lines = state.transcript
+    if not lines:
+        _el(sec, "p", "Nothing has been said yet.", class_="count")
+        return
+    shown = lines[-TRANSCRIPT_LIMIT:]
+    omitted = len(lines) - len(shown)
+    note = f" (the {omitted} earlier lines are omitted)" if omitted else ""
+    _el(sec, "p", f"{len(lines)} transcript lines{note}.", class_="count")
+    lst = _el(sec, "ol", class_="transcript")
+    for line in shown:
+        who = _name(state, line.actor_id)
+        prefix = {
+            TranscriptKind.SPOKEN: f"{who}: ",
+            TranscriptKind.TOOL: f"{who} ran ",
+            TranscriptKind.REFUSAL: f"{who} ",
+            TranscriptKind.SYSTEM: "",
+        }[line.kind]
+        _el(lst, "li", f"{prefix}{line.text}", class_=line.kind.value)

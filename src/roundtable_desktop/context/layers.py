@@ -1,0 +1,76 @@
+"""Layered prompts: resolve each layer's file, snapshot them into a session, join them.
+
+A layer `name` of kind `kind` resolves, first match wins, to
+`prompts/scenarios/<scenario>/<name>.<provider>.md`, `.../<name>.md`,
+`prompts/<kind>/<name>.<provider>.md`, `prompts/<kind>/<name>.md`; an absent layer is
+skipped. On a session's first call the resolved layers are copied into a
+`PromptSnapshot` kept with the session, so editing a file never changes a running
+session. Must not render documents or call models.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from roundtable_desktop.paths import prompts_dir
+
+
+class LayerText(BaseModel):
+    name: str
+    source: str  # path relative to the prompts directory, or "runtime"
+    text: str
+
+
+class PromptSnapshot(BaseModel):
+    """Layer texts as they were at the session's first call."""
+
+    kind: str
+    scenario: str
+    provider: str
+    layers: dict[str, LayerText] = Field(default_factory=dict)
+
+    def get(self, name: str) -> LayerText | None:
+        return self.layers.get(name)
+
+
+def candidate_paths(kind: str, name: str, scenario: str, provider: str) -> list[Path]:
+    rel = []
+    if scenario and scenario != "default":
+        rel += [
+            Path("scenarios") / scenario / f"{name}.{provider}.md",
+            Path("scenarios") / scenario / f"{name}.md",
+        ]
+    rel += [Path(kind) / f"{name}.{provider}.md", Path(kind) / f"{name}.md"]
+    return rel
+
+
+def resolve_layer(
+    kind: str, name: str, *, scenario: str = "default", provider: str = "offline",
+    root: Path | None = None,
+) -> LayerText | None:
+    base = root or prompts_dir()
+    for rel in candidate_paths(kind, name, scenario, provider):
+        path = base / rel
+        if path.is_file():
+            text = path.read_text(encoding="utf-8").strip()
+            return LayerText(name=name, source=rel.as_posix(), text=text)
+    return None
+
+
+def take_snapshot(
+    kind: str, names: list[str], *, scenario: str = "default", provider: str = "offline",
+    root: Path | None = None,
+) -> PromptSnapshot:
+    snap = PromptSnapshot(kind=kind, scenario=scenario, provider=provider)
+    for name in names:
+        layer = resolve_layer(kind, name, scenario=scenario, provider=provider, root=root)
+        if layer is not None:
+            snap.layers[name] = layer
+    return snap
+
+
+def join_layers(layers: list[LayerText | None]) -> str:
+    """Non-empty layers joined by a blank line; absent layers are skipped."""
+    return "\n\n".join(layer.text for layer in layers if layer is not None and layer.text)

@@ -1,0 +1,51 @@
+"""The ChatClient interface every model client implements, and its stream items.
+
+A client turns one ChatRequest into an async stream of `Delta` items ending with one
+`Finish`; any failure raises an `LLMError` (see llm/errors.py). Clients hold no session
+state. Must not import Qt, protocols or the store.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from roundtable_desktop.domain.calls import ChatRequest, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """A piece of streamed reply text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """The end of a successful stream."""
+
+    usage: Usage
+    finish_reason: str | None = None
+
+
+StreamItem = Delta | Finish
+
+
+class ChatClient(ABC):
+    """Sends chat requests. `endpoint` names where requests go (shown, never a key)."""
+
+    name: str = "client"
+    endpoint: str = ""
+    offline: bool = False
+
+    @abstractmethod
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+        """Yield `Delta`s then exactly one `Finish`, or raise an `LLMError`."""
+
+    def estimate_cost(self, model: str, usage: Usage) -> float | None:
+        """Cost in USD for this usage, or None when the model has no price."""
+        return None
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, not abstract
+        """Release connections; the default client holds none."""

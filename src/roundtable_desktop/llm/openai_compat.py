@@ -1,0 +1,514 @@
+"""The client for any OpenAI-compatible chat-completions endpoint (Fireworks, OpenAI,
+llama.cpp, Ollama, LM Studio, vLLM), streaming over SSE with httpx.
+
+It POSTs `ChatRequest.to_body()` unchanged (shown is sent), yields the reply text as it
+arrives and ends with the usage the server reported (or an estimate, marked as such).
+Failures become the `LLMError` subclasses of llm/errors.py. Retries follow llm/retry.py
+and happen only while no reply text has reached the caller: a stream that has shown
+text is never re-sent silently. Every await runs under an overall per-call deadline, so
+a server that trickles keep-alive comments cannot hold a call forever.
+
+Must never log or put the API key in a message, an exception or `repr()`. Must not import
+Qt, protocols or the store. One instance per event loop (its httpx pool is bound to it).
+Consumers that stop reading early should close the stream (`contextlib.aclosing`) so the
+connection is released at once rather than at garbage collection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import httpx
+
+from roundtable_desktop.domain.calls import ChatRequest, Usage
+from roundtable_desktop.llm.client import ChatClient, Delta, Finish, StreamItem
+from roundtable_desktop.llm.errors import (
+    AuthError,
+    CallTimeout,
+    ConfigError,
+    HTTPStatusError,
+    LLMError,
+    RateLimited,
+    StreamError,
+    TransportError,
+)
+from roundtable_desktop.llm.pricing import PriceTable, load_prices
+from roundtable_desktop.llm.retry import (
+    MAX_RETRY_AFTER_S,
+    RetryPolicy,
+    is_retryable_status,
+    parse_retry_after,
+    retry_after_too_long,
+)
+from roundtable_desktop.llm.sse import SSEDecoder, SSEEvent
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.fireworks.ai/inference/v1"
+DEFAULT_MODEL = "fireworks/gpt-oss-20b"
+USER_AGENT = "roundtable-desktop/0.1"
+MAX_SERVER_MESSAGE_CHARS = 300
+MAX_ERROR_BODY_BYTES = 64 * 1024
+_LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain"})
+_T = TypeVar("_T")
+
+
+class _Retryable(Exception):
+    """A failure before any reply text reached the caller; `error` is raised if no retry."""
+
+    def __init__(self, error: LLMError, retry_after: float | None = None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.retry_after = retry_after
+
+
+@dataclass
+class _Progress:
+    """What one attempt has received so far."""
+
+    parts: list[str] = field(default_factory=list)
+    usage: Usage | None = None
+    finish_reason: str | None = None
+    done: bool = False
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+class OpenAICompatClient(ChatClient):
+    """Streams chat completions from an OpenAI-compatible server."""
+
+    name = "openai-compatible"
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        *,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 60.0,
+        deadline: float = 300.0,
+        max_retries: int = 2,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        prices: PriceTable | None = None,
+    ) -> None:
+        self.base_url = base_url.strip().rstrip("/")
+        self.endpoint = f"{self.base_url}/chat/completions"
+        self.__api_key = api_key.strip() if api_key and api_key.strip() else None
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self.deadline = deadline
+        self.retry = RetryPolicy(max_retries=max_retries, sleep=sleep)
+        self._transport = transport
+        self._prices = prices
+        self._http: httpx.AsyncClient | None = None
+
+    def __repr__(self) -> str:
+        key = "set" if self.__api_key else "none"
+        return f"OpenAICompatClient(endpoint={self.endpoint!r}, api_key={key})"
+
+    @property
+    def host(self) -> str:
+        try:
+            return httpx.URL(self.base_url).host or self.base_url
+        except httpx.InvalidURL:
+            return self.base_url
+
+    @property
+    def has_key(self) -> bool:
+        return self.__api_key is not None
+
+    # -- public API -------------------------------------------------------------------
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+        """Yield `Delta`s then one `Finish`; raise an `LLMError` on failure."""
+        self._check_config()
+        body = request.to_body()
+        deadline_at = asyncio.get_running_loop().time() + self.deadline
+        retries_done = 0
+        while True:
+            progress = _Progress()
+            try:
+                async with contextlib.aclosing(self._attempt(body, deadline_at, progress)) as items:
+                    async for item in items:
+                        yield item
+            except _Retryable as failure:
+                delay = self.retry.delay_before_retry(retries_done, failure.retry_after)
+                if delay is None:
+                    raise _noting_attempts(failure.error, retries_done + 1) from None
+                retries_done += 1
+                log.info(
+                    "Retrying %s in %.2f s (%s), retry %d of %d",
+                    self.host,
+                    delay,
+                    failure.error.message,
+                    retries_done,
+                    self.retry.max_retries,
+                )
+                await self._under_deadline(self.retry.wait(delay), deadline_at, "")
+                continue
+            if progress.usage is None:
+                yield Finish(_estimate_usage(body, progress.text), progress.finish_reason)
+            return
+
+    def estimate_cost(self, model: str, usage: Usage) -> float | None:
+        if self._prices is None:
+            self._prices = load_prices()
+        return self._prices.cost(model, usage)
+
+    async def aclose(self) -> None:
+        http, self._http = self._http, None
+        if http is not None:
+            await http.aclose()
+
+    # -- one attempt --------------------------------------------------------------------
+    async def _attempt(
+        self, body: dict, deadline_at: float, progress: _Progress
+    ) -> AsyncIterator[StreamItem]:
+        http = self._client()
+        request = http.build_request("POST", self.endpoint, json=body, headers=self._headers())
+        try:
+            response = await self._under_deadline(http.send(request, stream=True), deadline_at, "")
+        except httpx.TimeoutException as exc:
+            raise _Retryable(
+                CallTimeout(f"{self.host} did not answer in time ({_kind(exc)}).")
+            ) from None
+        except httpx.TransportError as exc:
+            raise _Retryable(TransportError(self._transport_message(exc))) from None
+        try:
+            if not 200 <= response.status_code < 300:
+                await self._raise_for_status(response, deadline_at)
+            content_type = response.headers.get("content-type", "")
+            if content_type.startswith("text/html"):
+                # A captive portal or a proxy login page, not a model server.
+                raise StreamError(
+                    f"{self.host} answered with a web page instead of a reply; check the "
+                    "base URL and whether the network needs a login."
+                )
+            json_reply = content_type.startswith("application/json")
+            reader = self._read_json if json_reply else self._read_sse
+            async with contextlib.aclosing(reader(response, deadline_at, progress)) as items:
+                async for item in items:
+                    yield item
+        finally:
+            await response.aclose()
+
+    async def _read_sse(
+        self, response: httpx.Response, deadline_at: float, progress: _Progress
+    ) -> AsyncIterator[StreamItem]:
+        decoder = SSEDecoder()
+        async with contextlib.aclosing(response.aiter_lines()) as lines:
+            while not progress.done:
+                line = await self._next_line(lines, deadline_at, progress)
+                event = decoder.flush() if line is None else decoder.feed(line)
+                if event is not None:
+                    for item in self._handle_event(event, progress):
+                        yield item
+                if line is None:
+                    break
+        if not progress.done and progress.finish_reason is None:
+            raise StreamError(
+                f"The stream from {self.host} ended early, before the reply was complete.",
+                partial=progress.text,
+            )
+        if progress.usage is not None:
+            yield Finish(progress.usage, progress.finish_reason)
+
+    async def _next_line(
+        self, lines: AsyncIterator[str], deadline_at: float, progress: _Progress
+    ) -> str | None:
+        try:
+            return await self._under_deadline(anext(lines, None), deadline_at, progress.text)
+        except httpx.TimeoutException as exc:
+            if not progress.parts:
+                raise _Retryable(
+                    CallTimeout(
+                        f"{self.host} sent no reply within {self.read_timeout:g} s ({_kind(exc)})."
+                    )
+                ) from None
+            raise CallTimeout(
+                f"{self.host} stopped sending for {self.read_timeout:g} s in the middle "
+                "of the reply.",
+                partial=progress.text,
+            ) from None
+        except httpx.TransportError as exc:
+            if not progress.parts:
+                raise _Retryable(
+                    TransportError(
+                        f"The connection to {self.host} dropped before the reply ({_kind(exc)})."
+                    )
+                ) from None
+            raise StreamError(
+                f"The connection to {self.host} dropped in the middle of the reply.",
+                partial=progress.text,
+            ) from None
+
+    def _handle_event(self, event: SSEEvent, progress: _Progress) -> list[StreamItem]:
+        if event.is_done:
+            progress.done = True
+            return []
+        try:
+            chunk = json.loads(event.data)
+        except json.JSONDecodeError:
+            chunk = None
+        if not isinstance(chunk, dict):
+            raise StreamError(
+                f"{self.host} sent a malformed chunk: {self._scrub(event.data)[:80]!r}.",
+                partial=progress.text,
+            )
+        error = _stream_error_message(chunk, event.event)
+        if error is not None:
+            raise StreamError(
+                f"{self.host} reported an error in the stream: {self._scrub(error)}",
+                partial=progress.text,
+            )
+        return _chunk_items(chunk, progress)
+
+    async def _read_json(
+        self, response: httpx.Response, deadline_at: float, progress: _Progress
+    ) -> AsyncIterator[StreamItem]:
+        """A server that ignored `stream: true` and answered with one JSON completion."""
+        raw = await self._read_capped(response, deadline_at, limit=None)
+        try:
+            document = json.loads(raw)
+        except json.JSONDecodeError:
+            document = None
+        if not isinstance(document, dict):
+            raise StreamError(f"{self.host} sent a reply that is not valid JSON.")
+        error = _stream_error_message(document, None)
+        if error is not None:
+            raise StreamError(f"{self.host} reported an error: {self._scrub(error)}")
+        choices = document.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices else {}
+        message = choice.get("message") if isinstance(choice, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str) and content:
+            progress.parts.append(content)
+            yield Delta(content)
+        progress.finish_reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+        progress.usage = _usage_of(document)
+        progress.done = True
+        if progress.usage is not None:
+            yield Finish(progress.usage, progress.finish_reason)
+
+    # -- errors -------------------------------------------------------------------------
+    async def _raise_for_status(self, response: httpx.Response, deadline_at: float) -> None:
+        status = response.status_code
+        try:
+            raw = await self._read_capped(response, deadline_at, limit=MAX_ERROR_BODY_BYTES)
+        except (httpx.TransportError, CallTimeout):
+            raw = b""
+        detail = self._scrub(_server_message(raw))
+        retry_after = parse_retry_after(response.headers)
+        reason = response.reason_phrase or ""
+        message = f"{self.host} answered HTTP {status}{' ' + reason if reason else ''}"
+        message += f": {detail}" if detail else "."
+        if not message.endswith((".", "!", "?")):
+            message += "."
+        if status in (401, 403):
+            raise AuthError(message, status=status)
+        retryable = is_retryable_status(status)
+        if retryable and retry_after_too_long(retry_after):
+            message += (
+                f" The server asked to wait {retry_after:.0f} s, longer than "
+                f"{MAX_RETRY_AFTER_S:.0f} s, so the call was not retried; try again later."
+            )
+        error_type = RateLimited if status == 429 else HTTPStatusError
+        error = error_type(message, status=status, retry_after=retry_after)
+        if retryable:
+            raise _Retryable(error, retry_after)
+        raise error
+
+    async def _read_capped(
+        self, response: httpx.Response, deadline_at: float, limit: int | None
+    ) -> bytes:
+        async def read() -> bytes:
+            data = bytearray()
+            async for piece in response.aiter_bytes():
+                data.extend(piece)
+                if limit is not None and len(data) >= limit:
+                    break
+            return bytes(data)
+
+        try:
+            return await self._under_deadline(read(), deadline_at, "")
+        except httpx.TimeoutException:
+            raise CallTimeout(f"{self.host} did not finish its reply in time.") from None
+
+    def _transport_message(self, exc: httpx.TransportError) -> str:
+        if isinstance(exc, httpx.UnsupportedProtocol):
+            return f"The base URL {self.base_url!r} must start with http:// or https://."
+        return f"Could not reach {self.host} ({_kind(exc)}): {self._scrub(str(exc))[:200]}"
+
+    def _scrub(self, text: str) -> str:
+        """Servers sometimes echo the key back in error text; it must never be shown."""
+        if self.__api_key:
+            text = text.replace(self.__api_key, "***")
+        return text
+
+    # -- plumbing -----------------------------------------------------------------------
+    def _check_config(self) -> None:
+        try:
+            url = httpx.URL(self.base_url)
+        except httpx.InvalidURL:
+            url = None
+        if url is None or url.scheme not in ("http", "https") or not url.host:
+            raise ConfigError(
+                f"The base URL {self.base_url!r} is not a valid http(s) URL; set it in Settings."
+            )
+        if self.__api_key is None and not is_local_host(url.host):
+            raise ConfigError(
+                f"No API key set for {url.host}; add one in Settings or use the offline model."
+            )
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "text/event-stream", "User-Agent": USER_AGENT}
+        if self.__api_key:
+            headers["Authorization"] = f"Bearer {self.__api_key}"
+        return headers
+
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            timeout = httpx.Timeout(
+                connect=self.connect_timeout,
+                read=self.read_timeout,
+                write=self.read_timeout,
+                pool=self.connect_timeout,
+            )
+            self._http = httpx.AsyncClient(
+                timeout=timeout, transport=self._transport, follow_redirects=False
+            )
+        return self._http
+
+    async def _under_deadline(
+        self, awaitable: Awaitable[_T], deadline_at: float, partial: str
+    ) -> _T:
+        try:
+            async with asyncio.timeout_at(deadline_at):
+                return await awaitable
+        except TimeoutError:
+            raise CallTimeout(
+                f"No complete reply from {self.host} within {self.deadline:g} s.",
+                partial=partial,
+            ) from None
+
+
+def is_local_host(host: str) -> bool:
+    """Loopback servers (llama.cpp, Ollama, LM Studio) usually need no key."""
+    host = host.strip("[]").lower()
+    if host in _LOCAL_NAMES or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _noting_attempts(error: LLMError, attempts: int) -> LLMError:
+    if attempts > 1:
+        error.message = f"{error.message} (tried {attempts} times)"
+        error.args = (error.message,)
+    return error
+
+
+def _kind(exc: Exception) -> str:
+    names = {
+        httpx.ConnectTimeout: "connect timeout",
+        httpx.ReadTimeout: "read timeout",
+        httpx.WriteTimeout: "write timeout",
+        httpx.PoolTimeout: "no free connection",
+        httpx.ConnectError: "connection failed",
+        httpx.RemoteProtocolError: "the server closed the connection",
+        httpx.ReadError: "read error",
+    }
+    return names.get(type(exc), type(exc).__name__)
+
+
+def _stream_error_message(chunk: dict, event_name: str | None) -> str | None:
+    """The error a chunk carries: `{"error": ...}`, vLLM's `{"object": "error"}`, or an
+    `event: error` SSE event."""
+    error = chunk.get("error")
+    if error:
+        if isinstance(error, dict):
+            return _truncate(str(error.get("message") or json.dumps(error)))
+        return _truncate(str(error))
+    if chunk.get("object") == "error" or event_name == "error":
+        return _truncate(str(chunk.get("message") or json.dumps(chunk)))
+    return None
+
+
+def _chunk_items(chunk: dict, progress: _Progress) -> list[StreamItem]:
+    items: list[StreamItem] = []
+    choices = chunk.get("choices")
+    if isinstance(choices, list):
+        for choice in choices:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta")
+            content = delta.get("content") if isinstance(delta, dict) else None
+            # Reasoning arrives as `reasoning_content` / `reasoning`: not reply text.
+            if isinstance(content, str) and content:
+                progress.parts.append(content)
+                items.append(Delta(content))
+            if choice.get("finish_reason"):
+                progress.finish_reason = str(choice["finish_reason"])
+    usage = _usage_of(chunk)
+    if usage is not None:
+        progress.usage = usage
+    return items
+
+
+def _usage_of(document: dict) -> Usage | None:
+    usage = document.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    prompt = usage.get("prompt_tokens")
+    completion = usage.get("completion_tokens")
+    if not isinstance(prompt, int) or not isinstance(completion, int):
+        return None
+    return Usage(prompt_tokens=prompt, completion_tokens=completion)
+
+
+def _server_message(raw: bytes) -> str:
+    """The human part of an error body: `{"error": {"message"}}`, `{"message"}` or text."""
+    text = raw.decode("utf-8", errors="replace").strip()
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError:
+        return _truncate(" ".join(text.split()))
+    if isinstance(document, dict):
+        error = document.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return _truncate(str(error["message"]))
+        if isinstance(error, str) and error:
+            return _truncate(error)
+        if document.get("message"):
+            return _truncate(str(document["message"]))
+        if document.get("detail"):
+            return _truncate(str(document["detail"]))
+    return _truncate(" ".join(text.split()))
+
+
+def _truncate(text: str) -> str:
+    text = text.strip()
+    if len(text) <= MAX_SERVER_MESSAGE_CHARS:
+        return text
+    return text[: MAX_SERVER_MESSAGE_CHARS - 1].rstrip() + "…"
+
+
+def _estimate_usage(body: dict, reply: str) -> Usage:
+    """About four characters per token when the server reported no usage."""
+    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+    return Usage(
+        prompt_tokens=(prompt_chars + 3) // 4,
+        completion_tokens=(len(reply) + 3) // 4,
+        estimated=True,
+    )

@@ -1,0 +1,68 @@
+"""Provider presets and building the right ChatClient from settings.
+
+Offline is the default, and the fallback when a provider needs a key that is not set.
+Must not store keys (see keys.py) or import Qt.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from pydantic import BaseModel
+
+from roundtable_desktop.llm.client import ChatClient
+from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
+
+
+class ProviderPreset(BaseModel):
+    id: str
+    label: str
+    base_url: str
+    model: str
+    needs_key: bool = True
+
+
+PRESETS: dict[str, ProviderPreset] = {
+    p.id: p
+    for p in [
+        ProviderPreset(id="offline", label="Offline (no network)", base_url="",
+                       model=OFFLINE_MODEL, needs_key=False),
+        ProviderPreset(id="fireworks", label="Fireworks",
+                       base_url="https://api.fireworks.ai/inference/v1",
+                       model="fireworks/gpt-oss-20b"),
+        ProviderPreset(id="openai", label="OpenAI", base_url="https://api.openai.com/v1",
+                       model="gpt-4o-mini"),
+        ProviderPreset(id="local", label="Local server (llama.cpp, Ollama, LM Studio, vLLM)",
+                       base_url="http://127.0.0.1:8080/v1", model="local-model",
+                       needs_key=False),
+    ]
+}
+
+
+class ModelSettings(BaseModel):
+    """Non-secret model settings; the key is passed separately and never stored here."""
+
+    provider: str = "offline"
+    base_url: str = ""
+    model: str = OFFLINE_MODEL
+    offline_delay_s: float = 0.01
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 60.0
+
+
+def is_local(base_url: str) -> bool:
+    host = urlparse(base_url).hostname or ""
+    return host in {"127.0.0.1", "localhost", "::1"}
+
+
+def make_client(settings: ModelSettings, api_key: str | None) -> ChatClient:
+    if settings.provider == "offline" or not settings.base_url:
+        return OfflineClient(delay_s=settings.offline_delay_s)
+    from roundtable_desktop.llm.openai_compat import OpenAICompatClient
+
+    return OpenAICompatClient(
+        settings.base_url,
+        api_key,
+        connect_timeout=settings.connect_timeout_s,
+        read_timeout=settings.read_timeout_s,
+    )

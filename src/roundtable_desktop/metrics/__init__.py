@@ -1,0 +1,1 @@
+"""Session metrics: loop guard, convergence, influence. Must not import Qt."""

@@ -1,0 +1,47 @@
+"""A synchronous event bus: protocols emit, the store, the CLI and the UI bridge listen.
+
+Delivery is synchronous and in subscription order, so a recorder subscribed first has
+written a request row before the protocol goes on to send it. A failing subscriber is
+reported to the others as a Notice and never stops the engine. Must not import Qt.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from roundtable_desktop.domain.events import Event, Notice
+
+log = logging.getLogger(__name__)
+
+Subscriber = Callable[[Event], None]
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, fn: Subscriber, *, first: bool = False) -> Callable[[], None]:
+        """Add a listener; `first` puts it before all others (the store recorder)."""
+        if first:
+            self._subscribers.insert(0, fn)
+        else:
+            self._subscribers.append(fn)
+        return lambda: self.unsubscribe(fn)
+
+    def unsubscribe(self, fn: Subscriber) -> None:
+        if fn in self._subscribers:
+            self._subscribers.remove(fn)
+
+    def emit(self, event: Event) -> None:
+        failures: list[str] = []
+        for fn in list(self._subscribers):
+            try:
+                fn(event)
+            except Exception as exc:  # a broken listener must not break the session
+                log.exception("event subscriber failed")
+                failures.append(f"{type(exc).__name__}: {exc}")
+        for failure in failures:
+            if isinstance(event, Notice):
+                continue
+            self.emit(Notice(level="error", message=f"A listener failed: {failure}"))

@@ -1,0 +1,355 @@
+"""The roundtable meeting: stateless actors, one inference per turn, CALL: tools.
+
+Turn rules (seed 001): Infer makes exactly one model call for the current actor and
+parses only that reply. Run tools executes the parsed calls (never calling the model),
+then advances if the actor passed, or re-infers the same actor otherwise. Next turn
+advances. Nothing advances by itself: Auto runs at most the steps the user gave and
+Stop cancels it. `endMeeting` / `finalizeMeeting` freeze the meeting.
+Must not import Qt, and must not render, parse or execute tools itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from roundtable_desktop.context.budget import DEFAULT_BUDGET, BudgetExceeded, fit_to_budget
+from roundtable_desktop.context.document import ToolLine, build_roundtable_document
+from roundtable_desktop.context.layers import (
+    LayerText,
+    PromptSnapshot,
+    join_layers,
+    resolve_layer,
+    take_snapshot,
+)
+from roundtable_desktop.context.payload import section_sizes, serialize
+from roundtable_desktop.domain.calls import CallStatus, ChatMessage, ChatRequest
+from roundtable_desktop.domain.events import (
+    ActionFinished,
+    ActionStarted,
+    Notice,
+    PhaseChanged,
+    SessionEnded,
+    StateChanged,
+    ToolRan,
+)
+from roundtable_desktop.domain.meeting import (
+    MeetingState,
+    TranscriptKind,
+    TranscriptLine,
+    TurnPhase,
+)
+from roundtable_desktop.domain.tools import ParseIssue
+from roundtable_desktop.llm.client import ChatClient
+from roundtable_desktop.protocols.base import (
+    Action,
+    ActionSpec,
+    ActionUnavailable,
+    PendingPayload,
+    SessionProtocol,
+)
+from roundtable_desktop.protocols.bus import EventBus
+from roundtable_desktop.sources.base import CandidateSource, SourceResult
+from roundtable_desktop.tools.executor import execute_calls
+from roundtable_desktop.tools.parser import parse_reply
+from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS, tools_for_role
+
+PROMPT_LAYERS = ["system", "protocol"]
+MAX_INFERENCES_PER_TURN = 3
+
+
+class RoundtableSession(SessionProtocol):
+    kind = "roundtable"
+
+    def __init__(
+        self,
+        state: MeetingState,
+        *,
+        client: ChatClient,
+        source: CandidateSource,
+        bus: EventBus | None = None,
+        model: str = "offline",
+        provider: str = "offline",
+        prompts: PromptSnapshot | None = None,
+        budget: int = DEFAULT_BUDGET,
+        max_inferences_per_turn: int = MAX_INFERENCES_PER_TURN,
+    ) -> None:
+        super().__init__(client=client, bus=bus)
+        self.state = state
+        self.source = source
+        self.model = model
+        self.provider = provider
+        self.prompts = prompts
+        self.budget = budget
+        self.max_inferences_per_turn = max_inferences_per_turn
+        self.mcp_search: Any = None  # async (query) -> SourceResult, set when MCP connects
+        self._auto_running = False
+
+    # -- persistence --------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "meeting": self.state.model_dump(mode="json"),
+            "prompts": self.prompts.model_dump(mode="json") if self.prompts else None,
+            "model": self.model,
+            "provider": self.provider,
+        }
+
+    @classmethod
+    def restore(
+        cls, data: dict[str, Any], *, client: ChatClient, source: CandidateSource,
+        bus: EventBus | None = None, **kwargs: Any,
+    ) -> RoundtableSession:
+        state = MeetingState.model_validate(data["meeting"])
+        prompts = PromptSnapshot.model_validate(data["prompts"]) if data.get("prompts") else None
+        # A reply whose tools never ran is kept; a stream cut by a crash simply re-runs.
+        kwargs.setdefault("model", data.get("model", "offline"))
+        kwargs.setdefault("provider", data.get("provider", "offline"))
+        return cls(state, client=client, source=source, bus=bus, prompts=prompts, **kwargs)
+
+    @property
+    def ended(self) -> bool:
+        return self.state.ended
+
+    # -- what the user may do -----------------------------------------------------------
+    def actions(self) -> list[ActionSpec]:
+        s = self.state
+        busy = self.busy or self._auto_running
+        human = s.actor.human
+
+        def spec(aid: str, label: str, why: str | None, **kw: Any) -> ActionSpec:
+            return ActionSpec(id=aid, label=label, enabled=why is None, reason=why or "", **kw)
+
+        ended = "The meeting has ended." if s.ended else None
+        infer_why = ended or (
+            "A call is running." if busy else
+            f"{s.actor.name} is a human seat: write the reply." if human else
+            "Run the tools of the last reply first, or go to the next turn."
+            if s.phase == TurnPhase.TOOLS_PENDING else None
+        )
+        tools_why = ended or ("A call is running." if busy else None) or (
+            None if s.phase == TurnPhase.TOOLS_PENDING else "There is no reply with tools to run."
+        )
+        send_why = ended or ("A call is running." if busy else None) or (
+            None if human and s.phase == TurnPhase.READY
+            else "Only a human seat writes its reply." if not human
+            else "Run the tools of the last reply first."
+        )
+        return [
+            spec("infer", f"Infer ({s.actor.name})", infer_why),
+            spec("run_tools", "Run tools", tools_why),
+            spec("next_turn", "Next turn", ended or ("A call is running." if busy else None)),
+            spec("auto", "Auto", ended or ("Auto is already running." if busy else None),
+                 needs_steps=True),
+            spec("stop", "Stop", None if busy else "Nothing is running."),
+            spec("send", "Send as human", send_why, needs_text=True),
+        ]
+
+    async def perform(self, action: Action) -> None:
+        if action.id == "stop":
+            self.stop()
+            return
+        self.require(action)
+        self.emit(ActionStarted(action=action.id, actor_id=self.state.actor.id))
+        ok, message = True, ""
+        try:
+            if action.id == "infer":
+                ok = await self._infer()
+            elif action.id == "run_tools":
+                await self._run_tools()
+            elif action.id == "next_turn":
+                self._advance(by_user=True)
+            elif action.id == "auto":
+                await self._auto(action.steps or 1)
+            elif action.id == "send":
+                self._accept_reply(action.text or "", human=True)
+            else:
+                raise ActionUnavailable(f"Unknown action {action.id!r}.")
+        except BudgetExceeded as exc:
+            ok, message = False, str(exc)
+            self.emit(Notice(level="error", message=message,
+                             hint="Collapse facts or shorten prompts, then infer again."))
+        finally:
+            self.emit(ActionFinished(action=action.id, ok=ok, message=message))
+            if not self.busy:
+                self.emit(PhaseChanged(phase="ended" if self.ended else "waiting_for_user",
+                                       actor_id=self.state.actor.id))
+
+    # -- payloads -----------------------------------------------------------------------
+    def _layers(self) -> list[LayerText]:
+        if self.prompts is not None:
+            return [layer for n in PROMPT_LAYERS if (layer := self.prompts.get(n))]
+        found = (resolve_layer("roundtable", n, scenario=self.state.scenario,
+                               provider=self.provider) for n in PROMPT_LAYERS)
+        return [layer for layer in found if layer is not None]
+
+    def _payload(self) -> PendingPayload:
+        layers = {layer.name: layer for layer in self._layers()}
+        actor = self.state.actor
+        tool_lines = [
+            ToolLine(signature=spec.signature(), doc=spec.doc, example=spec.example(self.state))
+            for spec in tools_for_role(actor.role)
+        ]
+        protocol = layers.get("protocol")
+        element = build_roundtable_document(
+            self.state, protocol_text=protocol.text if protocol else "", tool_lines=tool_lines
+        )
+        document = serialize(element)
+        system = join_layers([layers.get("system")])
+        messages = [ChatMessage(role="system", content=system)] if system else []
+        fitted = fit_to_budget(messages, [], [ChatMessage(role="user", content=document)],
+                               budget=self.budget)
+        request = ChatRequest(model=actor.model or self.model, messages=fitted.messages)
+        return PendingPayload(
+            actor_id=actor.id,
+            label=f"Turn {self.state.turn}: {actor.name}",
+            request=request,
+            document=document,
+            sections=section_sizes(element),
+            layers=list(layers.values()),
+        )
+
+    def pending_payloads(self) -> list[PendingPayload]:
+        try:
+            return [self._payload()]
+        except BudgetExceeded:
+            return []
+
+    # -- the turn -----------------------------------------------------------------------
+    async def _infer(self) -> bool:
+        s = self.state
+        actor = s.actor
+        self.emit(PhaseChanged(phase="assembling", actor_id=actor.id))
+        if self.prompts is None:
+            self.prompts = take_snapshot("roundtable", PROMPT_LAYERS, scenario=s.scenario,
+                                         provider=self.provider)
+            self.emit(StateChanged(part="prompts", detail="snapshot taken"))
+        payload = self._payload()
+        # Refusals were shown in this window: they are delivered, so clear them.
+        s.feedback.pop(actor.id, None)
+        s.inferences_this_turn += 1
+        outcome = await self.call_model(actor.id, payload.request)
+        if outcome.status != CallStatus.OK:
+            what = "stopped" if outcome.status == CallStatus.CANCELLED else "failed"
+            s.transcript.append(TranscriptLine(
+                actor_id=actor.id, kind=TranscriptKind.SYSTEM, turn=s.turn,
+                text=f"{actor.name}'s call {what}; no tools were parsed from it.",
+            ))
+            self.emit(StateChanged(part="transcript"))
+            return False
+        self._accept_reply(outcome.text, human=False)
+        return True
+
+    def _accept_reply(self, text: str, *, human: bool) -> None:
+        s = self.state
+        parsed = parse_reply(text, ROUNDTABLE_TOOLS.keys())
+        s.last_reply = text
+        s.pending_calls = list(parsed.calls)
+        s.parse_issues = list(parsed.issues)
+        s.phase = TurnPhase.TOOLS_PENDING
+        for issue in parsed.issues:
+            self._note_parse_issue(issue)
+        if human:
+            s.inferences_this_turn += 1
+        who = "wrote" if human else "replied with"
+        s.transcript.append(TranscriptLine(
+            actor_id=s.actor.id, kind=TranscriptKind.SYSTEM, turn=s.turn,
+            text=f"{s.actor.name} {who} {len(parsed.calls)} tool call"
+                 f"{'' if len(parsed.calls) == 1 else 's'}.",
+        ))
+        self.emit(StateChanged(part="pending_calls", detail=str(len(parsed.calls))))
+        self.emit(StateChanged(part="transcript"))
+
+    def _note_parse_issue(self, issue: ParseIssue) -> None:
+        s = self.state
+        s.transcript.append(TranscriptLine(
+            actor_id=s.actor.id, kind=TranscriptKind.REFUSAL, turn=s.turn,
+            text=f"could not parse {issue.line[:200]!r}: {issue.reason}",
+        ))
+
+    async def _run_tools(self) -> None:
+        s = self.state
+        actor = s.actor
+        calls, s.pending_calls = s.pending_calls, []
+        self.emit(PhaseChanged(phase="running_tools", actor_id=actor.id,
+                               detail=f"{len(calls)} calls"))
+        report = await execute_calls(s, actor.id, calls, source=self.source,
+                                     mcp_search=self._mcp_search())
+        for result in report.results:
+            self.emit(ToolRan(actor_id=actor.id, result=result))
+        for part in sorted(report.changed_parts):
+            self.emit(StateChanged(part=part))
+        s.phase = TurnPhase.READY
+        if report.ended or s.ended:
+            self._end("The Administrator ended the meeting.")
+        elif report.passed:
+            self._advance(by_user=False)
+        elif s.inferences_this_turn >= self.max_inferences_per_turn:
+            self.emit(Notice(
+                level="warning",
+                message=f"{actor.name} has had {s.inferences_this_turn} inferences this turn "
+                        "without passing.",
+                hint="Press Next turn to move on, or Infer to let them try again.",
+            ))
+        elif not actor.human:
+            await self._infer()
+
+    def _mcp_search(self) -> Any:
+        search = self.mcp_search
+        if search is None:
+            return None
+
+        async def run(query: str) -> SourceResult:
+            return await search(query)
+
+        return run
+
+    def _advance(self, *, by_user: bool) -> None:
+        s = self.state
+        if s.pending_calls:
+            s.transcript.append(TranscriptLine(
+                actor_id=s.actor.id, kind=TranscriptKind.SYSTEM, turn=s.turn,
+                text=f"{len(s.pending_calls)} tool calls were not run.",
+            ))
+        s.pending_calls = []
+        s.parse_issues = []
+        s.phase = TurnPhase.READY
+        s.current = (s.current + 1) % len(s.actors)
+        s.turn += 1
+        s.inferences_this_turn = 0
+        how = "Next turn" if by_user else "passed"
+        s.transcript.append(TranscriptLine(
+            actor_id=None, kind=TranscriptKind.SYSTEM, turn=s.turn,
+            text=f"Turn {s.turn} ({how}): {s.actor.name}.",
+        ))
+        self.emit(StateChanged(part="turn", detail=s.actor.id))
+        self.emit(StateChanged(part="transcript"))
+
+    def _end(self, reason: str) -> None:
+        s = self.state
+        s.ended = True
+        s.phase = TurnPhase.ENDED
+        s.transcript.append(TranscriptLine(actor_id=None, kind=TranscriptKind.SYSTEM,
+                                           turn=s.turn, text=reason))
+        self.emit(StateChanged(part="ended"))
+        self.emit(SessionEnded(reason=reason))
+
+    async def _auto(self, steps: int) -> None:
+        """At most `steps` actions, each what the user would have clicked next."""
+        self._stop_requested = False
+        self._auto_running = True
+        try:
+            for done in range(steps):
+                if self.ended or self._stop_requested:
+                    break
+                self.emit(PhaseChanged(phase="auto", detail=f"step {done + 1} of {steps}"))
+                s = self.state
+                if s.phase == TurnPhase.TOOLS_PENDING:
+                    await self._run_tools()
+                elif s.actor.human:
+                    self.emit(Notice(message=f"Auto paused: {s.actor.name} is a human seat."))
+                    break
+                elif s.inferences_this_turn >= self.max_inferences_per_turn:
+                    self._advance(by_user=False)
+                else:
+                    await self._infer()
+        finally:
+            self._auto_running = False

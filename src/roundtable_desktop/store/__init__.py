@@ -1,0 +1,1 @@
+"""SQLite session store, recorder, export and replay. Must not import Qt."""

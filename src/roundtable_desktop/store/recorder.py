@@ -1,0 +1,107 @@
+"""Writes a running session's events to the store: subscribe a SessionRecorder to the bus.
+
+The bus delivers synchronously, so when CallStarted is handled the request row is
+committed before the protocol goes on to send it. Streamed text is saved at most every
+`flush_every` seconds, so a killed process loses at most that much of the call in
+flight; tokens are never stored as event rows (a reply would make hundreds). After each
+action the protocol's state is saved with a checkpoint for replay.
+Must not call the model, change protocol state, or import Qt.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from roundtable_desktop.domain.events import (
+    ActionFinished,
+    CallFinished,
+    CallStarted,
+    Event,
+    SessionEnded,
+    TokenReceived,
+)
+from roundtable_desktop.store.database import SessionStore
+
+
+@dataclass
+class _Stream:
+    """Text of one call in flight and when it was last written."""
+
+    flushed_at: float
+    parts: list[str] = field(default_factory=list)
+    dirty: bool = False
+
+
+class SessionRecorder:
+    """An EventBus subscriber that records one session. Subscribe it before any UI."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        session_id: str,
+        protocol_state: Callable[[], dict[str, Any]],
+        *,
+        flush_every: float = 0.5,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.store = store
+        self.session_id = session_id
+        self._protocol_state = protocol_state
+        self._flush_every = flush_every
+        self._clock = clock
+        self._streams: dict[str, _Stream] = {}
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, TokenReceived):
+            self._on_token(event)
+        elif isinstance(event, CallStarted):
+            self.store.begin_call(
+                self.session_id,
+                event.call_id,
+                event.actor_id,
+                event.model,
+                event.endpoint,
+                event.request,
+            )
+            self._streams[event.call_id] = _Stream(flushed_at=self._clock())
+            self.store.append_event(self.session_id, event)
+        elif isinstance(event, CallFinished):
+            self._streams.pop(event.call_id, None)
+            self.store.finish_call(event.call_id, event.outcome)
+            self.store.append_event(self.session_id, event)
+        elif isinstance(event, ActionFinished | SessionEnded):
+            ended = isinstance(event, SessionEnded)
+            state = self._protocol_state()
+            self.store.save_state(self.session_id, state, status="ended" if ended else None)
+            action = "session_ended" if ended else event.action
+            self.store.add_checkpoint(self.session_id, action, state)
+            self.store.append_event(self.session_id, event)
+        else:
+            self.store.append_event(self.session_id, event)
+
+    def flush(self) -> None:
+        """Write the text of every call in flight now (e.g. before the app quits)."""
+        for call_id, stream in self._streams.items():
+            self._write(call_id, stream)
+
+    def _on_token(self, event: TokenReceived) -> None:
+        stream = self._streams.get(event.call_id)
+        if stream is None:  # a call begun before this recorder was subscribed
+            stream = self._streams[event.call_id] = _Stream(flushed_at=self._clock())
+        stream.parts.append(event.text)
+        stream.dirty = True
+        if self._clock() - stream.flushed_at >= self._flush_every:
+            self._write(event.call_id, stream)
+
+    def _write(self, call_id: str, stream: _Stream) -> None:
+        if not stream.dirty:
+            return
+        text = "".join(stream.parts)
+        # Keep one joined part so the next flush does not re-join every token.
+        stream.parts = [text]
+        stream.dirty = False
+        stream.flushed_at = self._clock()
+        self.store.update_call_text(call_id, text)

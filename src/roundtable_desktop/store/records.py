@@ -1,0 +1,88 @@
+"""What the session store hands back: sessions, calls and checkpoints as pydantic models.
+
+Timestamps are Unix seconds (floats), like `Event.ts`. Must not touch the database;
+store/database.py builds these from rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from roundtable_desktop.domain.calls import CallStatus
+
+SessionStatus = Literal["active", "ended"]
+
+
+class SessionInfo(BaseModel):
+    """One line of the session list: enough to choose a session, without its state."""
+
+    id: str
+    kind: str
+    scenario: str
+    title: str
+    status: SessionStatus
+    created_at: float
+    updated_at: float
+    call_count: int = 0
+
+
+class SessionRecord(BaseModel):
+    """A stored session: its latest state and the prompt files it was started with."""
+
+    id: str
+    kind: str
+    scenario: str
+    title: str
+    status: SessionStatus
+    created_at: float
+    updated_at: float
+    state: dict[str, Any] = Field(default_factory=dict)
+    prompt_snapshot: dict[str, Any] = Field(default_factory=dict)
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class CallRecord(BaseModel):
+    """One model call: the request body exactly as sent and whatever came back."""
+
+    id: str
+    session_id: str
+    seq: int
+    actor_id: str | None
+    model: str
+    endpoint: str
+    request: dict[str, Any]
+    response_text: str = ""
+    status: CallStatus
+    error: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    usage_estimated: bool | None = None
+    latency_ms: float | None = None
+    first_token_ms: float | None = None
+    cost_usd: float | None = None
+    finish_reason: str | None = None
+    started_at: float
+    finished_at: float | None = None
+
+    def messages(self) -> list[dict[str, Any]]:
+        found = self.request.get("messages")
+        return [m for m in found if isinstance(m, dict)] if isinstance(found, list) else []
+
+    def user_text(self) -> str:
+        """The last user message: for a roundtable call, the serialized context window."""
+        for message in reversed(self.messages()):
+            if message.get("role") == "user":
+                return str(message.get("content", ""))
+        return ""
+
+
+class Checkpoint(BaseModel):
+    """The session state right after one action, for replay."""
+
+    session_id: str
+    seq: int
+    action: str
+    state: dict[str, Any]
+    ts: float

@@ -1,0 +1,115 @@
+"""The one adapter between the engine's events and Qt: events in, Qt signals out.
+
+Widgets subscribe to these signals and read state through `state()`; they never reach
+into protocol internals. In replay the bridge serves a stored state instead of a live
+session, and `read_only` is true. Must hold no engine logic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from roundtable_desktop.domain.events import (
+    CallFinished,
+    CallStarted,
+    Event,
+    Notice,
+    PhaseChanged,
+    SessionEnded,
+    StateChanged,
+    TokenReceived,
+    ToolRan,
+)
+from roundtable_desktop.domain.meeting import MeetingState
+from roundtable_desktop.protocols.launch import SessionHandle
+from roundtable_desktop.store.database import SessionStore
+
+
+class EngineBridge(QObject):
+    sessionChanged = Signal()  # a session was attached, detached, or replay moved
+    eventReceived = Signal(object)  # every engine event
+    callStarted = Signal(object)  # CallStarted
+    tokenReceived = Signal(str, str, int)  # call_id, text, count
+    callFinished = Signal(object)  # CallFinished
+    toolRan = Signal(object)  # ToolRan
+    stateChanged = Signal(str)  # part
+    phaseChanged = Signal(str, str, str)  # phase, actor_id, detail
+    notice = Signal(str, str, str)  # level, message, hint
+    sessionEnded = Signal(str)  # reason
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._handle: SessionHandle | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._replay_state: MeetingState | None = None
+        self._replay_store: SessionStore | None = None
+        self._replay_session_id: str | None = None
+
+    # -- what widgets read ----------------------------------------------------------------
+    @property
+    def handle(self) -> SessionHandle | None:
+        return self._handle
+
+    @property
+    def read_only(self) -> bool:
+        return self._replay_state is not None
+
+    def state(self) -> MeetingState | None:
+        if self._replay_state is not None:
+            return self._replay_state
+        if self._handle is None:
+            return None
+        state = getattr(self._handle.session, "state", None)
+        return state if isinstance(state, MeetingState) else None
+
+    def store(self) -> SessionStore | None:
+        return self._replay_store if self.read_only else (
+            self._handle.store if self._handle else None)
+
+    def session_id(self) -> str | None:
+        return self._replay_session_id if self.read_only else (
+            self._handle.session_id if self._handle else None)
+
+    # -- wiring ------------------------------------------------------------------------
+    def attach(self, handle: SessionHandle) -> None:
+        self.detach(emit=False)
+        self._handle = handle
+        self._unsubscribe = handle.bus.subscribe(self._on_engine_event)
+        self.sessionChanged.emit()
+
+    def detach(self, *, emit: bool = True) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self._unsubscribe = None
+        self._handle = None
+        self._replay_state = None
+        if emit:
+            self.sessionChanged.emit()
+
+    def show_replay(self, store: SessionStore, session_id: str, state: MeetingState) -> None:
+        """Serve a stored state read-only (replay); the live session stays detached."""
+        self.detach(emit=False)
+        self._replay_store, self._replay_session_id = store, session_id
+        self._replay_state = state
+        self.sessionChanged.emit()
+
+    def _on_engine_event(self, event: Event) -> None:
+        self.eventReceived.emit(event)
+        if isinstance(event, TokenReceived):
+            self.tokenReceived.emit(event.call_id, event.text, event.count)
+        elif isinstance(event, CallStarted):
+            self.callStarted.emit(event)
+        elif isinstance(event, CallFinished):
+            self.callFinished.emit(event)
+        elif isinstance(event, ToolRan):
+            self.toolRan.emit(event)
+        elif isinstance(event, StateChanged):
+            self.stateChanged.emit(event.part)
+        elif isinstance(event, PhaseChanged):
+            self.phaseChanged.emit(event.phase, event.actor_id or "", event.detail)
+        elif isinstance(event, Notice):
+            self.notice.emit(event.level, event.message, event.hint)
+        elif isinstance(event, SessionEnded):
+            self.sessionEnded.emit(event.reason)

@@ -1,0 +1,41 @@
+"""Shared fixtures. Autouse: every test runs with its own home and an in-memory keyring,
+offscreen Qt, and no real user files."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
+os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
+
+import keyring
+import pytest
+
+from tests.fakes.memory_keyring import MemoryKeyring
+
+pytest_plugins = ["tests.engine_fixtures"]
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    """Point user data, config and HOME at tmp_path; no test touches the real user's files."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("ROUNDTABLE_HOME", str(home / "roundtable"))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.delenv("ROUNDTABLE_API_KEY", raising=False)
+    monkeypatch.delenv("ROUNDTABLE_YOUTUBE_KEY", raising=False)
+    return home
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring():
+    """An in-memory keyring backend for every test; the real keyring is never used."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)

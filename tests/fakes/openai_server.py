@@ -1,0 +1,375 @@
+"""A fake OpenAI-compatible chat server for tests and benchmarks: a real HTTP server on
+127.0.0.1, run as its own process, stdlib only.
+
+    python -m tests.fakes.openai_server --port 0     # prints the chosen port, then serves
+
+`POST /v1/chat/completions` answers as SSE (chunked), following a script of replies that
+tests set through a control API:
+
+    POST /_script    JSON list of replies, consumed in order (replaces the current script)
+    GET  /_requests  every chat request so far: path, body, masked Authorization, outcome
+    GET  /_outcome?index=N&timeout=S   waits until request N finished streaming
+    POST /_reset     empty the script and the request log
+    GET  /_health    "ok"
+
+Reply kinds (every reply may carry `"repeat": N` to serve it N times):
+    ok                text, chunk_size (chars, default 4), delay_s (between chunks),
+                      usage (bool), finish_reason, reasoning (sent as reasoning_content),
+                      tokens + tokens_per_s (generated text, paced: for latency benches)
+    status            status, headers, body (JSON or text)
+    slow_first_token  200 and headers at once, then delay_s of silence, then an ok reply
+    drop              text, then the socket closes mid-body; graceful=true ends the body
+                      cleanly but still without finish_reason or [DONE]
+    malformed         text, then a chunk that is not JSON
+    error_in_stream   text, then `{"error": {...}}` (style "vllm": `{"object": "error"}`)
+    keepalive_trickle `: keep-alive` comments every interval_s, count times, then ok
+    disconnect        close the connection without any response
+    json              a non-streamed chat.completion JSON body
+With an empty script the server answers `ok` with "CALL: passTurn()". Must not import
+the application: it stands in for a remote peer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_TEXT = "CALL: passTurn()"
+_TOKEN = re.compile(r"\s*\S+|\s+")
+
+
+class ServerState:
+    """The script and the request log, shared by handler threads."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Condition()
+        self.script: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+
+    def next_reply(self) -> dict[str, Any]:
+        with self.lock:
+            if not self.script:
+                return {"kind": "ok", "text": DEFAULT_TEXT}
+            reply = self.script[0]
+            repeat = int(reply.get("repeat", 1))
+            if repeat > 1:
+                self.script[0] = {**reply, "repeat": repeat - 1}
+            else:
+                self.script.pop(0)
+            return reply
+
+    def record(self, entry: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            self.requests.append(entry)
+            return entry
+
+    def finish(self, entry: dict[str, Any], outcome: str) -> None:
+        with self.lock:
+            entry["outcome"] = outcome
+            self.lock.notify_all()
+
+
+class ClientGone(Exception):
+    """The client closed the connection while we were writing."""
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: FakeServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep the test output clean; the request log is at /_requests
+
+    # -- routing ------------------------------------------------------------------------
+    def do_GET(self) -> None:
+        url = urllib.parse.urlsplit(self.path)
+        state = self.server.state
+        if url.path == "/_health":
+            self._send_json(200, "ok")
+        elif url.path == "/_requests":
+            with state.lock:
+                self._send_json(200, list(state.requests))
+        elif url.path == "/_outcome":
+            self._wait_outcome(urllib.parse.parse_qs(url.query))
+        else:
+            self._send_json(404, {"error": {"message": f"no route {url.path}"}})
+
+    def do_POST(self) -> None:
+        url = urllib.parse.urlsplit(self.path)
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        state = self.server.state
+        if url.path == "/_script":
+            with state.lock:
+                state.script = list(json.loads(raw or b"[]"))
+            self._send_json(200, {"queued": len(state.script)})
+        elif url.path == "/_reset":
+            with state.lock:
+                state.script = []
+                state.requests = []
+            self._send_json(200, {"reset": True})
+        elif url.path.endswith("/chat/completions"):
+            self._chat(url.path, raw)
+        else:
+            self._send_json(404, {"error": {"message": f"no route {url.path}"}})
+
+    def _wait_outcome(self, query: dict[str, list[str]]) -> None:
+        index = int(query.get("index", ["0"])[0])
+        deadline = time.monotonic() + float(query.get("timeout", ["5"])[0])
+        state = self.server.state
+        with state.lock:
+            while True:
+                entry = state.requests[index] if index < len(state.requests) else None
+                if entry is not None and entry["outcome"] != "streaming":
+                    outcome = entry["outcome"]
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    outcome = entry["outcome"] if entry else "missing"
+                    break
+                state.lock.wait(remaining)
+        self._send_json(200, {"outcome": outcome})
+
+    # -- chat -----------------------------------------------------------------------------
+    def _chat(self, path: str, raw: bytes) -> None:
+        state = self.server.state
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            body = {"unparsed": raw.decode("utf-8", "replace")}
+        entry = state.record(
+            {
+                "path": path,
+                "body": body,
+                **_masked_auth(self.headers.get("Authorization")),
+                "outcome": "streaming",
+            }
+        )
+        reply = state.next_reply()
+        try:
+            outcome = self._serve(reply, body)
+        except (ClientGone, ConnectionError, OSError):
+            outcome = "client_disconnected"
+        self.close_connection = True
+        state.finish(entry, outcome)
+
+    def _serve(self, reply: dict[str, Any], body: dict[str, Any]) -> str:
+        kind = reply.get("kind", "ok")
+        if kind == "status":
+            return self._serve_status(reply)
+        if kind == "disconnect":
+            return "disconnected"
+        if kind == "json":
+            return self._serve_json_completion(reply, body)
+        self._start_stream()
+        if kind == "slow_first_token":
+            time.sleep(float(reply.get("delay_s", 1.0)))
+            return self._stream_ok(reply, body)
+        if kind == "keepalive_trickle":
+            for _ in range(int(reply.get("count", 10))):
+                self._chunk(b": keep-alive\n\n")
+                time.sleep(float(reply.get("interval_s", 0.1)))
+            return self._stream_ok(reply, body)
+        if kind == "ok":
+            return self._stream_ok(reply, body)
+        self._send_text(reply.get("text", ""), reply, body)
+        if kind == "drop":
+            if reply.get("graceful"):
+                self._end_chunks()
+            return "dropped"
+        if kind == "malformed":
+            self._chunk(b'data: {"choices": [{"delta": {"content": "x"\n\n')
+        elif kind == "error_in_stream":
+            message = reply.get("message", "The model crashed (scripted).")
+            if reply.get("style") == "vllm":
+                error: dict[str, Any] = {"object": "error", "message": message, "code": 500}
+            else:
+                error = {"error": {"message": message, "code": 500}}
+            self._event(error)
+        else:
+            raise ValueError(f"unknown reply kind {kind!r}")
+        self._end_chunks()
+        return "completed"
+
+    def _serve_status(self, reply: dict[str, Any]) -> str:
+        status = int(reply.get("status", 500))
+        body = reply.get("body", {"error": {"message": f"Scripted status {status}."}})
+        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        headers = {
+            "Content-Type": "text/plain" if isinstance(body, str) else "application/json",
+            **reply.get("headers", {}),
+        }
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, str(value))
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+        return "completed"
+
+    def _serve_json_completion(self, reply: dict[str, Any], body: dict[str, Any]) -> str:
+        text = reply.get("text", DEFAULT_TEXT)
+        document = {
+            "id": "fake-1",
+            "object": "chat.completion",
+            "model": body.get("model", "fake"),
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": text},
+                }
+            ],
+            "usage": _usage(body, text),
+        }
+        self._send_json(200, document)
+        return "completed"
+
+    def _stream_ok(self, reply: dict[str, Any], body: dict[str, Any]) -> str:
+        if reply.get("reasoning"):
+            self._event(_chunk_doc(body, {"reasoning_content": reply["reasoning"]}))
+        text = self._send_text(_reply_text(reply), reply, body)
+        self._event(_chunk_doc(body, {}, finish_reason=reply.get("finish_reason", "stop")))
+        if reply.get("usage", True):
+            tokens = len(_split_tokens(text)) if "tokens" in reply else None
+            usage = _usage(body, text, tokens)
+            self._event({**_chunk_doc(body, None), "choices": [], "usage": usage})
+        self._chunk(b"data: [DONE]\n\n")
+        self._end_chunks()
+        return "completed"
+
+    def _send_text(self, text: str, reply: dict[str, Any], body: dict[str, Any]) -> str:
+        """Send `text` as content deltas, paced by delay_s or tokens_per_s."""
+        self._event(_chunk_doc(body, {"role": "assistant", "content": ""}))
+        if "tokens" in reply:
+            pieces = _split_tokens(text)
+        else:
+            size = max(1, int(reply.get("chunk_size", 4)))
+            pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        rate = float(reply.get("tokens_per_s", 0) or 0)
+        delay = 1.0 / rate if rate > 0 else float(reply.get("delay_s", 0.0))
+        for piece in pieces:
+            self._event(_chunk_doc(body, {"content": piece}))
+            if delay:
+                time.sleep(delay)
+        return text
+
+    # -- wire -----------------------------------------------------------------------------
+    def _start_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.flush()
+
+    def _event(self, document: dict[str, Any]) -> None:
+        self._chunk(b"data: " + json.dumps(document).encode() + b"\n\n")
+
+    def _chunk(self, data: bytes) -> None:
+        try:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise ClientGone() from exc
+
+    def _end_chunks(self) -> None:
+        try:
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise ClientGone() from exc
+
+    def _send_json(self, status: int, document: Any) -> None:
+        data = json.dumps(document).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+        self.close_connection = True
+
+
+class FakeServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, port: int) -> None:
+        super().__init__(("127.0.0.1", port), Handler)
+        self.state = ServerState()
+
+
+def _masked_auth(header: str | None) -> dict[str, Any]:
+    """Say whether a key came, and a short hash to compare with, never the key itself."""
+    if header is None:
+        return {"authorization": None, "key_sha256": None}
+    scheme, _, token = header.partition(" ")
+    digest = hashlib.sha256(token.encode()).hexdigest()[:16] if token else None
+    return {"authorization": f"{scheme} ***", "key_sha256": digest}
+
+
+def _chunk_doc(
+    body: dict[str, Any], delta: dict[str, Any] | None, finish_reason: str | None = None
+) -> dict[str, Any]:
+    choices = (
+        [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish_reason}]
+    )
+    return {
+        "id": "fake-1",
+        "object": "chat.completion.chunk",
+        "model": body.get("model", "fake"),
+        "choices": choices,
+    }
+
+
+def _reply_text(reply: dict[str, Any]) -> str:
+    if "text" in reply:
+        return str(reply["text"])
+    if "tokens" in reply:
+        return "".join(f" tok{i}" for i in range(int(reply["tokens"])))
+    return DEFAULT_TEXT
+
+
+def _split_tokens(text: str) -> list[str]:
+    """Word-sized pieces, each with its leading space, as tokenizers tend to emit."""
+    return _TOKEN.findall(text)
+
+
+def _usage(body: dict[str, Any], text: str, tokens: int | None = None) -> dict[str, int]:
+    """About four characters per token, or the exact count a token-rate reply sent."""
+    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+    prompt = (prompt_chars + 3) // 4
+    completion = tokens if tokens is not None else (len(text) + 3) // 4
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    server = FakeServer(args.port)
+    print(server.server_address[1], flush=True)
+    try:
+        server.serve_forever(poll_interval=0.05)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

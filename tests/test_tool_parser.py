@@ -1,0 +1,361 @@
+"""Specification of the tool-call parser: canonical lines, every tolerated drift, every
+kind of issue, and that no input whatsoever makes it raise."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from roundtable_desktop.domain.tools import ToolCall
+from roundtable_desktop.tools.parser import ParsedReply, parse_reply
+from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS
+
+KNOWN = tuple(ROUNDTABLE_TOOLS)
+
+
+def parse(text: str) -> ParsedReply:
+    return parse_reply(text, KNOWN)
+
+
+def summary(call: ToolCall) -> tuple[str, list, str]:
+    return (call.name, call.values(), call.form)
+
+
+# (reply text, expected (name, values, form) per call, expected substrings of issue reasons)
+CASES = [
+    # --- canonical ---------------------------------------------------------------------
+    pytest.param("CALL: passTurn()", [("passTurn", [], "canonical")], [], id="no-args"),
+    pytest.param("CALL: expandFact(f3)", [("expandFact", ["f3"], "canonical")], [], id="fact-id"),
+    pytest.param(
+        "CALL: markSeen(dQw4w9WgXcQ)",
+        [("markSeen", ["dQw4w9WgXcQ"], "canonical")],
+        [],
+        id="youtube-id",
+    ),
+    pytest.param(
+        "CALL: markSeen(v-12_x)", [("markSeen", ["v-12_x"], "canonical")], [], id="dash-id"
+    ),
+    pytest.param(
+        'CALL: fetchCandidates("space opera audiobooks")',
+        [("fetchCandidates", ["space opera audiobooks"], "canonical")],
+        [],
+        id="json-string",
+    ),
+    pytest.param(
+        "CALL: updateSuggestions(3)",
+        [("updateSuggestions", [3], "canonical")],
+        [],
+        id="integer",
+    ),
+    pytest.param(
+        "CALL: rankCandidates(a1, b2, c3)",
+        [("rankCandidates", ["a1", "b2", "c3"], "canonical")],
+        [],
+        id="several-ids",
+    ),
+    pytest.param(
+        "CALL: rankCandidates(true, false, null, 2.5, -1)",
+        [("rankCandidates", [True, False, None, 2.5, -1], "canonical")],
+        [],
+        id="json-literals",
+    ),
+    pytest.param(
+        'CALL: addWhiteboard("RAG, agents (and evals); later")',
+        [("addWhiteboard", ["RAG, agents (and evals); later"], "canonical")],
+        [],
+        id="string-with-commas-parens-semicolon",
+    ),
+    pytest.param(
+        r'CALL: addWhiteboard("she said \"hi\" \\ ok")',
+        [("addWhiteboard", ['she said "hi" \\ ok'], "canonical")],
+        [],
+        id="escaped-quotes",
+    ),
+    pytest.param(
+        'CALL: addWhiteboard("caf\\u00e9 ☕ 日本")',
+        [("addWhiteboard", ["café ☕ 日本"], "canonical")],
+        [],
+        id="unicode",
+    ),
+    pytest.param("   CALL: passTurn()", [("passTurn", [], "canonical")], [], id="indented"),
+    pytest.param("CALL:passTurn()", [("passTurn", [], "canonical")], [], id="no-space-after-colon"),
+    pytest.param(
+        "CALL: rankCandidates(a1, b2,)",
+        [("rankCandidates", ["a1", "b2"], "canonical")],
+        [],
+        id="trailing-comma",
+    ),
+    # --- drifted forms -----------------------------------------------------------------
+    pytest.param(
+        "CALL: fetchCandidates('space opera')",
+        [("fetchCandidates", ["space opera"], "single_quotes")],
+        [],
+        id="single-quotes",
+    ),
+    pytest.param(
+        "CALL: addActorNote('it\\'s \"fine\", really')",
+        [("addActorNote", ['it\'s "fine", really'], "single_quotes")],
+        [],
+        id="single-quotes-escaped",
+    ),
+    pytest.param("CALL: passTurn();", [("passTurn", [], "trailing_semicolon")], [], id="semicolon"),
+    pytest.param("CALL passTurn()", [("passTurn", [], "no_colon")], [], id="no-colon"),
+    pytest.param("call: passTurn()", [("passTurn", [], "lowercase")], [], id="lowercase"),
+    pytest.param(
+        "Call updateSuggestions(2)",
+        [("updateSuggestions", [2], "lowercase+no_colon")],
+        [],
+        id="lowercase-no-colon",
+    ),
+    pytest.param("- CALL: passTurn()", [("passTurn", [], "list_marker")], [], id="dash-item"),
+    pytest.param("1. CALL: passTurn()", [("passTurn", [], "list_marker")], [], id="numbered"),
+    pytest.param("* CALL: passTurn()", [("passTurn", [], "list_marker")], [], id="star-item"),
+    pytest.param("`CALL: passTurn()`", [("passTurn", [], "backticks")], [], id="backticks"),
+    pytest.param(
+        "- `CALL: expandFact(f1)`;",
+        [("expandFact", ["f1"], "list_marker+backticks+trailing_semicolon")],
+        [],
+        id="marker-backticks-semicolon",
+    ),
+    pytest.param("**CALL:** passTurn()", [("passTurn", [], "emphasis")], [], id="bold"),
+    pytest.param("```\nCALL: passTurn()\n```", [("passTurn", [], "fenced")], [], id="code-fence"),
+    pytest.param(
+        "Plan:\n```text\nCALL: expandFact(f1)\nCALL: updateSuggestions(2)\n```\nDone.",
+        [("expandFact", ["f1"], "fenced"), ("updateSuggestions", [2], "fenced")],
+        [],
+        id="code-fence-with-language",
+    ),
+    pytest.param(
+        "CALL: passTurn(); CALL: awaitResults()",
+        [("passTurn", [], "same_line"), ("awaitResults", [], "same_line")],
+        [],
+        id="two-calls-one-line",
+    ),
+    pytest.param(
+        "CALL: expandFact(f1); collapseFact(f2);",
+        [
+            ("expandFact", ["f1"], "same_line"),
+            ("collapseFact", ["f2"], "trailing_semicolon+same_line"),
+        ],
+        [],
+        id="two-calls-one-prefix",
+    ),
+    pytest.param(
+        'addActorNote: "check sci-fi coverage next turn"',
+        [("addActorNote", ["check sci-fi coverage next turn"], "label")],
+        [],
+        id="label-actor-note",
+    ),
+    pytest.param(
+        'addWhiteboard: "Shortlist: a1, b2 (both LLM)"',
+        [("addWhiteboard", ["Shortlist: a1, b2 (both LLM)"], "label")],
+        [],
+        id="label-whiteboard",
+    ),
+    pytest.param(
+        "addWhiteboard: shortlist is a1, b2",
+        [("addWhiteboard", ["shortlist is a1, b2"], "label+unquoted")],
+        [],
+        id="label-unquoted",
+    ),
+    pytest.param(
+        'addTranscript: "I back a1 for the LLM interest."',
+        [("addTranscript", ["I back a1 for the LLM interest."], "label")],
+        [],
+        id="label-transcript",
+    ),
+    pytest.param(
+        '- CALL: addWhiteboard: "x wins"',
+        [("addWhiteboard", ["x wins"], "list_marker+label")],
+        [],
+        id="label-after-call",
+    ),
+    pytest.param("CALL: passturn()", [("passTurn", [], "name_case")], [], id="name-case"),
+    pytest.param(
+        "CALL: updateSuggestions(topN=3)",
+        [("updateSuggestions", [3], "keyword_args")],
+        [],
+        id="keyword-argument",
+    ),
+    pytest.param(
+        'CALL: rankCandidates(["a1", "b2"])',
+        [("rankCandidates", ["a1", "b2"], "array_args")],
+        [],
+        id="array-argument",
+    ),
+    pytest.param(
+        "CALL: addWhiteboard(Focus on RAG (not agents))",
+        [("addWhiteboard", ["Focus on RAG (not agents)"], "unquoted")],
+        [],
+        id="unquoted-text-in-parens",
+    ),
+    pytest.param("passTurn()", [("passTurn", [], "no_prefix")], [], id="no-prefix"),
+    pytest.param("CALL: passTurn", [("passTurn", [], "no_parens")], [], id="no-parens"),
+    # --- placeholders are passed through (the executor refuses them) ------------------
+    pytest.param(
+        "CALL: updateSuggestions(N)",
+        [("updateSuggestions", ["N"], "canonical")],
+        [],
+        id="placeholder-N",
+    ),
+    pytest.param(
+        "CALL: rankCandidates(<id>, ...)",
+        [("rankCandidates", ["<id>", "..."], "canonical")],
+        [],
+        id="placeholder-angle-and-ellipsis",
+    ),
+    # --- prose is ignored --------------------------------------------------------------
+    pytest.param("I think a1 is best.\nThe list looks fine.", [], [], id="prose"),
+    pytest.param("updateSuggestions(3) would commit them", [], [], id="prose-naming-tool"),
+    pytest.param("Call me when the list is ready.", [], [], id="prose-starting-with-call"),
+    pytest.param(
+        "Here is my plan:\nCALL: expandFact(f1)\nThat's all.",
+        [("expandFact", ["f1"], "canonical")],
+        [],
+        id="prose-around-call",
+    ),
+    pytest.param("", [], [], id="empty-reply"),
+    # --- issues ------------------------------------------------------------------------
+    pytest.param("CALL: launchRockets()", [], ["unknown tool launchRockets"], id="unknown-tool"),
+    pytest.param("CALL: rankCandidates(a1, b2", [], ["unbalanced parentheses"], id="unbalanced"),
+    pytest.param(
+        'CALL: addWhiteboard("oops)', [], ["unterminated string"], id="unterminated-string"
+    ),
+    pytest.param(
+        "CALL: fetchCandidates('oops)",
+        [],
+        ["unterminated string"],
+        id="unterminated-single-quoted",
+    ),
+    pytest.param("CALL:", [], ["no tool name after CALL"], id="empty-call"),
+    pytest.param("CALL: 42()", [], ["no tool name"], id="numeric-name"),
+    pytest.param(
+        "CALL: passTurn() because I am done",
+        [("passTurn", [], "canonical")],
+        ["unexpected text after the call"],
+        id="trailing-prose",
+    ),
+    pytest.param(
+        "CALL: fetchCandidates(space opera)",
+        [],
+        ["expected , or ) after argument 1"],
+        id="unquoted-text-for-non-prose-tool",
+    ),
+    pytest.param(
+        'CALL: rankCandidates({"id": "a1"})',
+        [],
+        ["objects are not supported"],
+        id="object-argument",
+    ),
+    pytest.param('CALL: rankCandidates([["a1"]])', [], ["nested values"], id="nested-array"),
+    pytest.param("CALL: rankCandidates(a1,,b2)", [], ["empty argument"], id="empty-argument"),
+    pytest.param(r'CALL: addWhiteboard("bad \q escape")', [], ["bad string"], id="bad-escape"),
+    pytest.param("CALL: markSeen(a.b)", [], ["cannot read argument 1"], id="unreadable-token"),
+    pytest.param("CALL: expandFact(<f1)", [], ["unclosed <"], id="unclosed-angle"),
+    pytest.param("CALL: passTurn now", [], ["expected ( after passTurn"], id="no-paren"),
+    pytest.param("addWhiteboard:", [], ["no text after addWhiteboard:"], id="empty-label"),
+    pytest.param(
+        "CALL: foo(); CALL: passTurn()",
+        [("passTurn", [], "same_line")],
+        ["unknown tool foo"],
+        id="unknown-then-known",
+    ),
+    # --- hostile input -----------------------------------------------------------------
+    pytest.param(
+        'CALL: addWhiteboard("a\x00b")',
+        [("addWhiteboard", ["a\x00b"], "canonical")],
+        [],
+        id="nul-in-string",
+    ),
+    pytest.param("CALL: \x00\x00()", [], ["no tool name"], id="nul-as-name"),
+    pytest.param("CALL: passTurn(\u202e)", [], ["cannot read argument 1"], id="bidi-control"),
+]
+
+
+@pytest.mark.parametrize(("text", "calls", "issues"), CASES)
+def test_parse_reply(text: str, calls: list, issues: list[str]) -> None:
+    reply = parse(text)
+    assert [summary(c) for c in reply.calls] == calls
+    assert len(reply.issues) == len(issues), reply.issues
+    for issue, expected in zip(reply.issues, issues, strict=True):
+        assert expected in issue.reason
+
+
+def test_bare_ids_are_marked_bare_and_strings_are_not() -> None:
+    (call,) = parse('CALL: rankCandidates(a1, "b2", 3)').calls
+    assert [a.bare for a in call.args] == [True, False, False]
+
+
+def test_raw_keeps_the_original_line() -> None:
+    line = "  - `CALL: expandFact(f1)`;"
+    (call,) = parse(f"prose\n{line}\nmore prose").calls
+    assert call.raw == line
+
+
+def test_every_call_on_a_line_keeps_that_line_as_raw() -> None:
+    line = "CALL: passTurn(); CALL: awaitResults()"
+    assert [c.raw for c in parse(line).calls] == [line, line]
+
+
+def test_calls_keep_the_order_of_the_reply() -> None:
+    reply = parse("CALL: expandFact(f1)\naddWhiteboard: note\nCALL: passTurn()")
+    assert [c.name for c in reply.calls] == ["expandFact", "addWhiteboard", "passTurn"]
+
+
+def test_only_known_tools_become_calls() -> None:
+    reply = parse_reply("CALL: passTurn()\nCALL: endMeeting()", ["passTurn"])
+    assert [c.name for c in reply.calls] == ["passTurn"]
+    assert reply.issues[0].reason == "unknown tool endMeeting"
+
+
+def test_a_100_kb_string_argument_is_read_whole() -> None:
+    note = "x" * 100_000
+    (call,) = parse(f'CALL: addWhiteboard("{note}")').calls
+    assert call.values() == [note]
+
+
+def test_an_issue_quotes_at_most_500_characters_of_its_line() -> None:
+    reply = parse("CALL: rankCandidates(" + "a, " * 40_000)
+    assert len(reply.issues) == 1
+    assert len(reply.issues[0].line) <= 500
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("CALL: " + "(" * 100_000, id="100k-open-parens"),
+        pytest.param("CALL: rankCandidates(" + "[" * 100_000, id="100k-deep-array"),
+        pytest.param("CALL: addWhiteboard(" + '"\\' * 50_000, id="100k-escapes"),
+        pytest.param("CALL: " + "a(" * 50_000, id="100k-nested-calls"),
+        pytest.param("call " * 20_000, id="100k-call-words"),
+        pytest.param("\x00" * 100_000, id="100k-nul"),
+        pytest.param("CALL: passTurn();" * 6_000, id="6000-calls-one-line"),
+        pytest.param("addWhiteboard: " + "\ud800" * 1000, id="lone-surrogates"),
+        pytest.param("```\n" * 1000, id="many-fences"),
+    ],
+)
+def test_hostile_input_never_raises(text: str) -> None:
+    reply = parse(text)
+    assert isinstance(reply, ParsedReply)
+
+
+def test_random_input_never_raises_and_yields_only_known_tools() -> None:
+    pieces = [
+        "CALL:", "CALL ", "call:", "passTurn", "rankCandidates", "addWhiteboard:", "(", ")",
+        '"', "'", "\\", ",", ";", "`", "```", "\n", " ", "a1", "3", "-", "[", "]", "{", "<",
+        ">", "...", "=", "\x00", "é", "日本", "\u2028", "\u202e", "🙂", "\ud800", "1.", "**",
+    ]  # fmt: skip
+    rng = random.Random(20240601)
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        reply = parse(text)
+        assert all(c.name in ROUNDTABLE_TOOLS for c in reply.calls)
+        assert all(issue.reason for issue in reply.issues)
+
+
+def test_random_bytes_decoded_as_text_never_raise() -> None:
+    rng = random.Random(7)
+    for _ in range(200):
+        blob = bytes(rng.randrange(256) for _ in range(rng.randint(0, 400)))
+        parse("CALL: " + blob.decode("utf-8", errors="surrogateescape"))
