@@ -14,7 +14,7 @@ import pytest
 
 from tests.fakes.memory_keyring import MemoryKeyring
 
-pytest_plugins = ["tests.engine_fixtures"]
+pytest_plugins = ["tests.engine_fixtures", "tests.fakes.openai_fixture"]
 
 
 @pytest.fixture(autouse=True)

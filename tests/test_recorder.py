@@ -121,10 +121,28 @@ def test_the_request_row_is_on_disk_before_the_next_subscriber_sees_call_started
     assert seen_by_sender == ["pending"]
 
 
-def test_call_started_is_recorded_as_an_event(recorder, store, session_id):
+def test_call_started_is_recorded_as_an_event_without_a_second_copy_of_the_request(
+    recorder, store, session_id
+):
     event = started()
     recorder(event)
-    assert store.events(session_id) == [event]
+    recorder(ActionFinished(action="infer"))
+    stored = store.events(session_id)[0]
+    assert stored.call_id == event.call_id and stored.request == {"stored_in": "calls"}
+    assert store.call("c1").request == event.request
+
+
+def test_events_wait_for_the_end_of_the_action(recorder, store, session_id):
+    recorder(ActionStarted(action="infer", actor_id="alice"))
+    assert event_types(store, session_id) == []
+    recorder(ActionFinished(action="infer"))
+    assert event_types(store, session_id) == ["action_started", "action_finished"]
+
+
+def test_flush_writes_waiting_events(recorder, store, session_id):
+    recorder(Notice(level="warning", message="Slow model"))
+    recorder.flush()
+    assert event_types(store, session_id) == ["notice"]
 
 
 def test_tokens_are_never_recorded_as_events(recorder, store, session_id, clock):
@@ -132,6 +150,7 @@ def test_tokens_are_never_recorded_as_events(recorder, store, session_id, clock)
     for n in range(20):
         clock.now += 0.1
         recorder(TokenReceived(call_id="c1", text="x", count=n + 1))
+    recorder.flush()
     assert event_types(store, session_id) == ["call_started"]
 
 
@@ -198,6 +217,7 @@ def test_call_finished_records_the_outcome_and_the_event(recorder, store, sessio
         "Hello there",
         2,
     )
+    recorder.flush()
     assert event_types(store, session_id) == ["call_started", "call_finished"]
 
 
@@ -238,6 +258,7 @@ def test_other_events_are_appended_in_the_order_they_came(recorder, store, sessi
     recorder(ActionStarted(action="infer", actor_id="alice"))
     recorder(PhaseChanged(phase="streaming"))
     recorder(Notice(level="warning", message="Slow model"))
+    recorder.flush()
     assert event_types(store, session_id) == ["action_started", "phase_changed", "notice"]
 
 

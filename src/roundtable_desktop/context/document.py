@@ -11,6 +11,7 @@ is given.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lxml import etree
 
@@ -48,7 +49,9 @@ class ToolLine:
 def _el(parent: etree._Element, tag: str, text: str | None = None, **attrs: str) -> etree._Element:
     node = etree.SubElement(parent, f"{{{XHTML_NS}}}{tag}")
     for key, value in attrs.items():
-        node.set(key.rstrip("_").replace("_", "-"), clean_text(value, limit=None))
+        # class names are ours; every other attribute value may come from outside.
+        node.set(key.rstrip("_").replace("_", "-"),
+                 value if key == "class_" else clean_text(value, limit=None))
     if text is not None:
         node.text = clean_text(text)
     return node
@@ -229,18 +232,30 @@ def _candidates(root: etree._Element, state: MeetingState) -> None:
         _el(sec, "p", "Ranked: " + ", ".join(state.ranked), class_="ranked")
     lst = _el(sec, "ol", class_="candidate-list")
     for c in state.candidates:
-        item = _el(lst, "li", id=f"cand-{c.id}", data_id=c.id)
-        head = _el(item, "p", class_="head")
-        _el(head, "code", c.id, class_="id")
-        _el(head, "strong", f" {c.title}", class_="title")
-        meta = _el(item, "p", class_="meta")
-        _el(meta, "span", f"Channel: {c.channel}", class_="channel")
-        _el(meta, "span", f" · Duration: {c.duration or 'unknown'}", class_="duration")
-        _el(meta, "span", f" · Published: {c.published or 'unknown'}", class_="published")
-        thumb = clean_url(c.thumbnail_url)
-        if thumb:
-            _el(item, "p", f"Thumbnail: {thumb}", class_="thumbnail", data_src=thumb)
-        _el(item, "p", c.description, class_="description")
+        cached = _candidate_item(
+            c.id, c.title, c.channel, c.duration, c.published, c.thumbnail_url, c.description
+        )
+        lst.append(cached.__copy__())  # lxml's copy is deep and fast
+
+
+@lru_cache(maxsize=4096)
+def _candidate_item(
+    cid: str, title: str, channel: str, duration: str, published: str, thumbnail: str,
+    description: str,
+) -> etree._Element:
+    """One candidate's `<li>`; cached because lists change little between turns."""
+    holder = etree.Element(f"{{{XHTML_NS}}}ol")
+    item = _el(holder, "li", id=f"cand-{cid}", data_id=cid)
+    head = _el(item, "p", class_="head")
+    _el(head, "code", cid, class_="id")
+    _el(head, "strong", f" {title}", class_="title")
+    _el(item, "p", f"Channel: {channel} · Duration: {duration or 'unknown'} · "
+        f"Published: {published or 'unknown'}", class_="meta")
+    thumb = clean_url(thumbnail)
+    if thumb:
+        _el(item, "p", f"Thumbnail: {thumb}", class_="thumbnail", data_src=thumb)
+    _el(item, "p", description, class_="description")
+    return item
 
 
 def _facts(root: etree._Element, state: MeetingState) -> None:

@@ -1,7 +1,7 @@
 """Serialize a context-window element to the exact payload text, and measure sections.
 
 Serialization is deterministic: the same element gives the same string, byte for byte.
-Must not build documents (see document.py) or change the element.
+Must not build documents (see document.py) or change anything but indentation.
 """
 
 from __future__ import annotations
@@ -19,10 +19,13 @@ class SectionSize(BaseModel):
 
 
 def serialize(element: etree._Element) -> str:
-    """The payload: indented XHTML of the element, UTF-8 safe, no XML declaration."""
-    copy = etree.fromstring(etree.tostring(element))
-    etree.indent(copy, space="  ")
-    return etree.tostring(copy, encoding="unicode")
+    """The payload: indented XHTML of the element, no XML declaration.
+
+    Indents in place (whitespace between elements only), so the element and the string
+    stay the same document.
+    """
+    etree.indent(element, space="  ")
+    return etree.tostring(element, encoding="unicode")
 
 
 def canonical(xml_text: str) -> str:

@@ -9,6 +9,7 @@ must not special-case a kind.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from abc import ABC, abstractmethod
@@ -88,6 +89,10 @@ class SessionProtocol(ABC):
     @abstractmethod
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to continue this session later (JSON-serializable)."""
+
+    def state_json(self) -> str:
+        """`state_dict()` encoded as JSON; kinds with a pydantic state override it (faster)."""
+        return json.dumps(self.state_dict(), ensure_ascii=False, separators=(",", ":"))
 
     @property
     @abstractmethod

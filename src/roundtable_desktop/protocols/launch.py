@@ -44,7 +44,7 @@ def _check_kind(kind: str) -> None:
 
 
 def _wire(session: SessionProtocol, store: SessionStore, session_id: str) -> SessionHandle:
-    recorder = SessionRecorder(store, session_id, session.state_dict)
+    recorder = SessionRecorder(store, session_id, session.state_json)
     # The recorder listens first so a request row is on disk before the request is sent.
     session.bus.subscribe(recorder, first=True)
     return SessionHandle(session, session_id, store, session.bus, recorder)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from roundtable_desktop.context.budget import DEFAULT_BUDGET, BudgetExceeded, fit_to_budget
 from roundtable_desktop.context.document import ToolLine, build_roundtable_document
 from roundtable_desktop.context.layers import (
@@ -54,6 +56,15 @@ from roundtable_desktop.tools.parser import parse_reply
 from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS, tools_for_role
 
 PROMPT_LAYERS = ["system", "protocol"]
+
+
+class _Saved(BaseModel):
+    """What `state_dict()` holds, for pydantic's fast JSON encoder."""
+
+    meeting: MeetingState
+    prompts: PromptSnapshot | None
+    model: str
+    provider: str
 MAX_INFERENCES_PER_TURN = 3
 
 
@@ -92,6 +103,11 @@ class RoundtableSession(SessionProtocol):
             "model": self.model,
             "provider": self.provider,
         }
+
+    def state_json(self) -> str:
+        return _Saved(
+            meeting=self.state, prompts=self.prompts, model=self.model, provider=self.provider
+        ).model_dump_json()
 
     @classmethod
     def restore(
@@ -181,7 +197,7 @@ class RoundtableSession(SessionProtocol):
                                provider=self.provider) for n in PROMPT_LAYERS)
         return [layer for layer in found if layer is not None]
 
-    def _payload(self) -> PendingPayload:
+    def _payload(self, *, measure: bool = True) -> PendingPayload:
         layers = {layer.name: layer for layer in self._layers()}
         actor = self.state.actor
         tool_lines = [
@@ -203,7 +219,7 @@ class RoundtableSession(SessionProtocol):
             label=f"Turn {self.state.turn}: {actor.name}",
             request=request,
             document=document,
-            sections=section_sizes(element),
+            sections=section_sizes(element) if measure else [],
             layers=list(layers.values()),
         )
 
@@ -222,7 +238,7 @@ class RoundtableSession(SessionProtocol):
             self.prompts = take_snapshot("roundtable", PROMPT_LAYERS, scenario=s.scenario,
                                          provider=self.provider)
             self.emit(StateChanged(part="prompts", detail="snapshot taken"))
-        payload = self._payload()
+        payload = self._payload(measure=False)
         # Refusals were shown in this window: they are delivered, so clear them.
         s.feedback.pop(actor.id, None)
         s.inferences_this_turn += 1

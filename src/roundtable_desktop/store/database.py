@@ -200,6 +200,56 @@ class SessionStore:
             self._db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
         return seq
 
+    def record_step(
+        self,
+        session_id: str,
+        *,
+        action: str,
+        state: dict[str, Any] | str,
+        events: list[Event],
+        status: str | None = None,
+    ) -> None:
+        """After an action: its events, the new state and a checkpoint in one transaction.
+
+        `state` may come already encoded as JSON (a protocol's own fast dump); it is
+        encoded once and written twice (the session row and the checkpoint).
+        """
+        if status is not None and status not in SESSION_STATUSES:
+            raise StoreError(f"A session's status is 'active' or 'ended', not {status!r}.")
+        blob = storable_text(state) if isinstance(state, str) else storable_json(state)
+        now = self._clock()
+        with self._guard("save the session state", session_id), self._transaction():
+            self._insert_events(session_id, events)
+            cur = self._db.execute(
+                "UPDATE sessions SET state_json = ?, status = COALESCE(?, status),"
+                " updated_at = ? WHERE id = ?",
+                (blob, status, now, session_id),
+            )
+            _require_row(cur, session_id)
+            self._db.execute(
+                "INSERT INTO checkpoints (session_id, seq, action, state_json, ts)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (session_id, self._next_seq("checkpoints", session_id), action, blob, now),
+            )
+
+    def append_events(self, session_id: str, events: list[Event]) -> None:
+        """Record several events in one transaction."""
+        if not events:
+            return
+        with self._guard("record events", session_id), self._transaction():
+            self._insert_events(session_id, events)
+
+    def _insert_events(self, session_id: str, events: list[Event]) -> None:
+        seq = self._next_seq("events", session_id)
+        rows = [
+            (session_id, seq + i, e.ts, e.type,
+             storable_json(without_secret_fields(e.model_dump(mode="json"))))
+            for i, e in enumerate(events)
+        ]
+        self._db.executemany(
+            "INSERT INTO events (session_id, seq, ts, type, json) VALUES (?, ?, ?, ?, ?)", rows
+        )
+
     def add_checkpoint(self, session_id: str, action: str, state: dict[str, Any]) -> int:
         """Record the state after an action; returns the checkpoint's position."""
         now = self._clock()

@@ -3,8 +3,10 @@
 The bus delivers synchronously, so when CallStarted is handled the request row is
 committed before the protocol goes on to send it. Streamed text is saved at most every
 `flush_every` seconds, so a killed process loses at most that much of the call in
-flight; tokens are never stored as event rows (a reply would make hundreds). After each
-action the protocol's state is saved with a checkpoint for replay.
+flight; tokens are never stored as event rows (a reply would make hundreds). Other
+events wait in memory until the action ends, when they, the protocol's state and a
+checkpoint for replay are written in one transaction (one commit per action, not one
+per event).
 Must not call the model, change protocol state, or import Qt.
 """
 
@@ -42,7 +44,7 @@ class SessionRecorder:
         self,
         store: SessionStore,
         session_id: str,
-        protocol_state: Callable[[], dict[str, Any]],
+        protocol_state: Callable[[], dict[str, Any] | str],
         *,
         flush_every: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
@@ -53,6 +55,7 @@ class SessionRecorder:
         self._flush_every = flush_every
         self._clock = clock
         self._streams: dict[str, _Stream] = {}
+        self._events: list[Event] = []
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, TokenReceived):
@@ -67,25 +70,32 @@ class SessionRecorder:
                 event.request,
             )
             self._streams[event.call_id] = _Stream(flushed_at=self._clock())
-            self.store.append_event(self.session_id, event)
+            # The request body is in the calls row; the event keeps a pointer, not a copy.
+            self._events.append(event.model_copy(update={"request": {"stored_in": "calls"}}))
         elif isinstance(event, CallFinished):
             self._streams.pop(event.call_id, None)
             self.store.finish_call(event.call_id, event.outcome)
-            self.store.append_event(self.session_id, event)
+            self._events.append(event)
         elif isinstance(event, ActionFinished | SessionEnded):
             ended = isinstance(event, SessionEnded)
-            state = self._protocol_state()
-            self.store.save_state(self.session_id, state, status="ended" if ended else None)
-            action = "session_ended" if ended else event.action
-            self.store.add_checkpoint(self.session_id, action, state)
-            self.store.append_event(self.session_id, event)
+            self._events.append(event)
+            events, self._events = self._events, []
+            self.store.record_step(
+                self.session_id,
+                action="session_ended" if ended else event.action,
+                state=self._protocol_state(),
+                events=events,
+                status="ended" if ended else None,
+            )
         else:
-            self.store.append_event(self.session_id, event)
+            self._events.append(event)
 
     def flush(self) -> None:
-        """Write the text of every call in flight now (e.g. before the app quits)."""
+        """Write the text of every call in flight and the waiting events now (on quit)."""
         for call_id, stream in self._streams.items():
             self._write(call_id, stream)
+        events, self._events = self._events, []
+        self.store.append_events(self.session_id, events)
 
     def _on_token(self, event: TokenReceived) -> None:
         stream = self._streams.get(event.call_id)

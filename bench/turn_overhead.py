@@ -1,0 +1,98 @@
+"""Per-turn engine overhead of a roundtable meeting, by candidate-list size.
+
+One turn = Infer + Run tools: render the context window, serialize it, "call" a model
+that answers instantly with a fixed reply (so only engine work is timed), parse the
+reply, run its tools, and write the request, the response and the state to a SQLite
+store on disk. Prints median and p95 per turn and the payload size for 20, 200 and 1000
+candidates. Not a test: run it with `.venv/bin/python bench/turn_overhead.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from roundtable_desktop.context.tokens import counter_name, estimate_tokens
+from roundtable_desktop.domain.calls import ChatRequest, Usage
+from roundtable_desktop.llm.client import ChatClient, Delta, Finish, StreamItem
+from roundtable_desktop.protocols.base import Action
+from roundtable_desktop.protocols.launch import start_session
+from roundtable_desktop.protocols.roundtable import RoundtableSession
+from roundtable_desktop.sources.mock_catalog import MockCatalog
+from roundtable_desktop.store.database import SessionStore
+
+SIZES = (20, 200, 1000)
+TURNS = 60
+
+
+class InstantClient(ChatClient):
+    """Answers at once with a fixed, realistic reply that uses real ids."""
+
+    name = "instant"
+    endpoint = "bench://instant"
+
+    def __init__(self) -> None:
+        self.reply = "CALL: passTurn()"
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+        for line in self.reply.splitlines(keepends=True):
+            yield Delta(line)
+        yield Finish(Usage(prompt_tokens=1, completion_tokens=1), "stop")
+
+
+async def measure(size: int, db: Path) -> tuple[list[float], int, int]:
+    catalog = MockCatalog.load()
+    base = catalog.all()
+    store = SessionStore.open(db)
+    client = InstantClient()
+    handle = await start_session("roundtable", store=store, client=client, source=catalog,
+                                 model="bench", provider="offline")
+    session = handle.session
+    assert isinstance(session, RoundtableSession)
+    session.state.candidates = [
+        c.model_copy(update={"id": f"b{i:010d}", "title": f"{c.title} #{i}"})
+        for i, c in zip(range(size), (base * (size // len(base) + 1)), strict=False)
+    ]
+    ids = [c.id for c in session.state.candidates[:3]]
+    client.reply = "\n".join([
+        f"CALL: rankCandidates({', '.join(ids)})",
+        "CALL: updateSuggestions(3)",
+        'CALL: addActorNote("Committed three picks for my area.")',
+        'CALL: addWhiteboard("Committed three picks.")',
+        "CALL: passTurn()",
+    ])
+    session.budget = 10_000_000  # measure the engine, not the budget refusal
+    doc = session.pending_payloads()[0].document
+    timings = []
+    for _ in range(TURNS):
+        if session.state.actor.role == "administrator":
+            session.state.current = 1  # participants only: the admin may not finalize here
+        start = time.perf_counter()
+        await session.perform(Action(id="infer"))
+        await session.perform(Action(id="run_tools"))
+        timings.append((time.perf_counter() - start) * 1000)
+    store.close()
+    return timings, len(doc.encode("utf-8")), estimate_tokens(doc)
+
+
+def main() -> int:
+    print(f"roundtable turn overhead ({TURNS} turns per size; tokens: {counter_name()})")
+    print(f"{'candidates':>10} {'median ms':>10} {'p95 ms':>8} {'payload bytes':>14} "
+          f"{'~tokens':>8}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in SIZES:
+            timings, nbytes, tokens = asyncio.run(measure(size, Path(tmp) / f"b{size}.db"))
+            timings = timings[5:]  # warm-up
+            median = statistics.median(timings)
+            p95 = statistics.quantiles(timings, n=20)[18]
+            print(f"{size:>10} {median:>10.2f} {p95:>8.2f} {nbytes:>14,} {tokens:>8,}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

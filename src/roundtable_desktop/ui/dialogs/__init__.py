@@ -1,0 +1,1 @@
+"""Dialogs: settings, the call inspector, the session list for replay."""

@@ -1,0 +1,1 @@
+"""Dock widgets of the main window; each takes the EngineBridge it shows."""

@@ -1,0 +1,332 @@
+"""The Actors dock: who sits at the table, whose turn it is, and an editor for each seat.
+
+The list marks the current actor (bold, a ▶ marker) with their role, human seats and
+model overrides. The editor changes an actor's prompt fields, model, role and human seat,
+and adds or removes actors, always through protocols/roundtable_edit.py (which enforces
+the meeting rules) and never by touching the state itself. Edits are disabled in replay,
+while a call runs and after the meeting ended.
+Must hold no engine logic besides calling those edit functions.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roundtable_desktop.domain.actors import Actor, Role
+from roundtable_desktop.protocols.base import SessionProtocol
+from roundtable_desktop.protocols.roundtable_edit import (
+    MAX_ACTORS,
+    ActorEditError,
+    add_actor,
+    announce_actor_edit,
+    new_actor_id,
+    remove_actor,
+    update_actor,
+)
+from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, plain_tooltip
+
+_ID_ROLE = Qt.ItemDataRole.UserRole
+_CURRENT_MARK = "▶ "
+_OTHER_MARK = "    "
+
+
+class ActorsDock(BridgeDock):
+    actorsEdited = Signal()
+
+    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
+        super().__init__("Actors", "actorsDock", bridge, parent)
+        self._selected_id: str | None = None
+        self._dirty = False
+        self._loading = False
+
+        self.actor_list = QListWidget()
+        self.actor_list.setObjectName("actorList")
+        self.actor_list.setAlternatingRowColors(True)
+        self.actor_list.currentItemChanged.connect(self._on_actor_list_current_changed)
+
+        self.name_edit = QLineEdit()
+        self.role_combo = QComboBox()
+        for role in Role:
+            self.role_combo.addItem(role.value.capitalize(), role.value)
+        self.model_edit = QLineEdit()
+        self.model_edit.setPlaceholderText("session default")
+        self.human_check = QCheckBox("A person writes this actor's replies")
+        self.personality_edit = _prompt_edit()
+        self.goal_edit = _prompt_edit()
+        self.grounding_edit = _prompt_edit()
+        self.interests_edit = QLineEdit()
+        self.interests_edit.setPlaceholderText("comma-separated, e.g. rag, agents, evals")
+
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Name", self.name_edit)
+        form.addRow("Role", self.role_combo)
+        form.addRow("Model", self.model_edit)
+        form.addRow("Human seat", self.human_check)
+        form.addRow("Personality", self.personality_edit)
+        form.addRow("Goal", self.goal_edit)
+        form.addRow("Grounding", self.grounding_edit)
+        form.addRow("Interests", self.interests_edit)
+        self.editor_box = QGroupBox("Edit actor")
+        self.editor_box.setLayout(form)
+
+        self.apply_button = QPushButton("Apply changes")
+        self.apply_button.setObjectName("applyActorButton")
+        self.revert_button = QPushButton("Revert")
+        self.add_button = QPushButton("Add actor")
+        self.remove_button = QPushButton("Remove actor")
+        self.apply_button.clicked.connect(self._on_apply_clicked)
+        self.revert_button.clicked.connect(self._on_revert_clicked)
+        self.add_button.clicked.connect(self._on_add_clicked)
+        self.remove_button.clicked.connect(self._on_remove_clicked)
+        edit_row = QHBoxLayout()
+        edit_row.addWidget(self.apply_button)
+        edit_row.addWidget(self.revert_button)
+        edit_row.addStretch(1)
+        seat_row = QHBoxLayout()
+        seat_row.addWidget(self.add_button)
+        seat_row.addWidget(self.remove_button)
+        seat_row.addStretch(1)
+
+        self.message_label = QLabel()
+        self.message_label.setObjectName("actorsMessage")
+        self.message_label.setWordWrap(True)
+        self.message_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.blocked_label = QLabel()
+        self.blocked_label.setObjectName("actorsBlocked")
+        self.blocked_label.setWordWrap(True)
+        self.blocked_label.setTextFormat(Qt.TextFormat.PlainText)
+
+        for widget in (self.name_edit, self.model_edit, self.interests_edit):
+            widget.textChanged.connect(self._on_form_edited)
+        for text_edit in (self.personality_edit, self.goal_edit, self.grounding_edit):
+            text_edit.textChanged.connect(self._on_form_edited)
+        self.role_combo.currentIndexChanged.connect(self._on_form_edited)
+        self.human_check.toggled.connect(self._on_form_edited)
+
+        inner = QWidget()
+        layout = QVBoxLayout(inner)
+        layout.addWidget(self.actor_list, 2)
+        layout.addLayout(seat_row)
+        layout.addWidget(self.blocked_label)
+        layout.addWidget(self.editor_box, 3)
+        layout.addLayout(edit_row)
+        layout.addWidget(self.message_label)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(inner)
+        self.setWidget(scroll)
+
+        bridge.stateChanged.connect(self._on_bridge_state_changed)
+        bridge.phaseChanged.connect(self._on_bridge_phase_changed)
+        self.refresh()
+
+    # -- reading --------------------------------------------------------------------------
+    def selected_actor_id(self) -> str | None:
+        return self._selected_id
+
+    def select_actor(self, actor_id: str) -> None:
+        for row in range(self.actor_list.count()):
+            item = self.actor_list.item(row)
+            if item.data(_ID_ROLE) == actor_id:
+                self.actor_list.setCurrentItem(item)
+                return
+
+    def current_marked_id(self) -> str | None:
+        """The actor the list marks as speaking now."""
+        for row in range(self.actor_list.count()):
+            item = self.actor_list.item(row)
+            if item.text().startswith(_CURRENT_MARK):
+                return item.data(_ID_ROLE)
+        return None
+
+    # -- refresh --------------------------------------------------------------------------
+    def refresh(self) -> None:
+        state = self.state()
+        actors = state.actors if state else []
+        if self._selected_id not in {a.id for a in actors}:
+            self._selected_id = state.actor.id if state else None
+            self._dirty = False
+        self.actor_list.blockSignals(True)
+        self.actor_list.clear()
+        for index, actor in enumerate(actors):
+            current = state is not None and index == state.current
+            item = QListWidgetItem(_list_text(actor, current))
+            item.setData(_ID_ROLE, actor.id)
+            item.setToolTip(plain_tooltip(f"id: {actor.id}"))
+            font = QFont(self.actor_list.font())
+            font.setBold(current)
+            item.setFont(font)
+            self.actor_list.addItem(item)
+            if actor.id == self._selected_id:
+                self.actor_list.setCurrentItem(item)
+        self.actor_list.blockSignals(False)
+        if not self._dirty:
+            self._load_form()
+        self._update_enabled()
+
+    def _load_form(self) -> None:
+        state = self.state()
+        actor = state.actor_by_id(self._selected_id) if state and self._selected_id else None
+        self._loading = True
+        try:
+            self.editor_box.setTitle(f"Edit {actor.name}" if actor else "Edit actor")
+            self.name_edit.setText(actor.name if actor else "")
+            role = actor.role if actor else Role.PARTICIPANT
+            self.role_combo.setCurrentIndex(max(0, self.role_combo.findData(role.value)))
+            self.model_edit.setText(actor.model or "" if actor else "")
+            self.human_check.setChecked(bool(actor and actor.human))
+            self.personality_edit.setPlainText(actor.personality if actor else "")
+            self.goal_edit.setPlainText(actor.goal if actor else "")
+            self.grounding_edit.setPlainText(actor.grounding if actor else "")
+            self.interests_edit.setText(", ".join(actor.interests) if actor else "")
+        finally:
+            self._loading = False
+        self._dirty = False
+        self._update_enabled()
+
+    def _update_enabled(self) -> None:
+        blocked = self.editing_blocked()
+        state = self.state()
+        has_actor = bool(state and self._selected_id)
+        can_edit = not blocked and has_actor
+        self.blocked_label.setText(blocked)
+        self.blocked_label.setVisible(bool(blocked))
+        self.editor_box.setEnabled(can_edit)
+        self.apply_button.setEnabled(can_edit and self._dirty)
+        self.revert_button.setEnabled(can_edit and self._dirty)
+        self.add_button.setEnabled(not blocked and bool(state) and
+                                   len(state.actors if state else []) < MAX_ACTORS)
+        self.remove_button.setEnabled(can_edit)
+
+    # -- slots ----------------------------------------------------------------------------
+    def _on_bridge_state_changed(self, part: str) -> None:
+        self.schedule_refresh()
+
+    def _on_bridge_phase_changed(self, phase: str, actor_id: str, detail: str) -> None:
+        self._update_enabled()
+
+    def _on_actor_list_current_changed(
+        self, current: QListWidgetItem | None, previous: QListWidgetItem | None
+    ) -> None:
+        if current is None:
+            return
+        self._selected_id = current.data(_ID_ROLE)
+        self.message_label.clear()
+        self._load_form()
+
+    def _on_form_edited(self, *args: object) -> None:
+        if self._loading:
+            return
+        self._dirty = True
+        self._update_enabled()
+
+    def _on_apply_clicked(self) -> None:
+        state, session = self.state(), self.live_session()
+        if state is None or session is None or self._selected_id is None:
+            return
+        fields = {
+            "name": self.name_edit.text(),
+            "role": self.role_combo.currentData(),
+            "model": self.model_edit.text(),
+            "human": self.human_check.isChecked(),
+            "personality": self.personality_edit.toPlainText(),
+            "goal": self.goal_edit.toPlainText(),
+            "grounding": self.grounding_edit.toPlainText(),
+            "interests": self.interests_edit.text(),
+        }
+        try:
+            actor = update_actor(state, self._selected_id, **fields)
+        except ActorEditError as exc:
+            self._say(str(exc), error=True)
+            return
+        self._dirty = False
+        self._finish_edit(session, f"{actor.name} was edited.")
+
+    def _on_revert_clicked(self) -> None:
+        self.message_label.clear()
+        self._load_form()
+
+    def _on_add_clicked(self) -> None:
+        state, session = self.state(), self.live_session()
+        if state is None or session is None:
+            return
+        actor_id = new_actor_id(state)
+        number = len(state.actors) + 1
+        actor = Actor(
+            id=actor_id,
+            name=f"Guest {number}",
+            personality="Curious and concise.",
+            goal="Recommend videos that fit the user's stated interests.",
+            grounding="Only recommend candidates that are visible in the context window.",
+            interests=list(state.user.interests[:2]),
+        )
+        try:
+            add_actor(state, actor)
+        except ActorEditError as exc:
+            self._say(str(exc), error=True)
+            return
+        self._selected_id = actor_id
+        self._dirty = False
+        self._finish_edit(session, f"{actor.name} joined the table; edit their prompt below.")
+
+    def _on_remove_clicked(self) -> None:
+        state, session = self.state(), self.live_session()
+        if state is None or session is None or self._selected_id is None:
+            return
+        try:
+            actor = remove_actor(state, self._selected_id)
+        except ActorEditError as exc:
+            self._say(str(exc), error=True)
+            return
+        self._selected_id = None
+        self._dirty = False
+        self._finish_edit(session, f"{actor.name} left the table.")
+
+    def _finish_edit(self, session: SessionProtocol, message: str) -> None:
+        announce_actor_edit(session, message)
+        self._say(message, error=False)
+        self.refresh()
+        self.actorsEdited.emit()
+
+    def _say(self, message: str, *, error: bool) -> None:
+        self.message_label.setProperty("error", error)
+        color = "#c62828" if error else ""
+        self.message_label.setStyleSheet(f"color: {color};" if color else "")
+        self.message_label.setText(message)
+
+
+def _prompt_edit() -> QPlainTextEdit:
+    edit = QPlainTextEdit()
+    edit.setTabChangesFocus(True)
+    line = edit.fontMetrics().lineSpacing()
+    edit.setMinimumHeight(line * 3 + 12)
+    edit.setMaximumHeight(line * 6 + 12)
+    return edit
+
+
+def _list_text(actor: Actor, current: bool) -> str:
+    parts = [actor.name, actor.role.value]
+    if actor.human:
+        parts.append("human seat")
+    if actor.model:
+        parts.append(actor.model)
+    return (_CURRENT_MARK if current else _OTHER_MARK) + " · ".join(parts)

@@ -1,0 +1,84 @@
+"""The base of every dock: a closable QDockWidget bound to the EngineBridge.
+
+It fixes the object name (the window saves the layout by it), refreshes on
+`sessionChanged`, and coalesces bursts of engine signals into one refresh per pass of
+the event loop (running tools emits several `stateChanged` in a row).
+Must hold no engine logic and never reach into protocol internals.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QWidget
+
+from roundtable_desktop.domain.meeting import MeetingState
+from roundtable_desktop.protocols.base import SessionProtocol
+from roundtable_desktop.ui.bridge import EngineBridge
+
+
+class BridgeDock(QDockWidget):
+    """Subclasses build their widgets, then implement `refresh()`."""
+
+    def __init__(
+        self, title: str, object_name: str, bridge: EngineBridge, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(title, parent)
+        self.setObjectName(object_name)
+        self.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        self.setAllowedAreas(Qt.DockWidgetArea.AllDockWidgetAreas)
+        self.bridge = bridge
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(0)
+        self._refresh_timer.timeout.connect(self.refresh)
+        bridge.sessionChanged.connect(self._on_bridge_session_changed)
+
+    # -- what subclasses read ---------------------------------------------------------
+    def state(self) -> MeetingState | None:
+        return self.bridge.state()
+
+    def live_session(self) -> SessionProtocol | None:
+        """The running session, or None in replay or with no session."""
+        if self.bridge.read_only or self.bridge.handle is None:
+            return None
+        return self.bridge.handle.session
+
+    def editing_blocked(self) -> str:
+        """Why the user may not change anything now, or "" when they may."""
+        if self.bridge.read_only:
+            return "Replay is read-only."
+        session = self.live_session()
+        if session is None or self.state() is None:
+            return "No session is running."
+        if session.ended:
+            return "The meeting has ended."
+        if session.busy:
+            return "A call is running; wait for it or press Stop."
+        # Auto flow runs tools between calls; the protocol says so through its actions.
+        turn = next((a for a in session.actions() if a.id == "next_turn"), None)
+        if turn is not None and not turn.enabled:
+            return turn.reason or "The session is busy."
+        return ""
+
+    # -- refresh ------------------------------------------------------------------------
+    def schedule_refresh(self) -> None:
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+    def _on_bridge_session_changed(self) -> None:
+        self._refresh_timer.stop()
+        self.refresh()
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip that shows untrusted text as text (Qt guesses rich text otherwise)."""
+    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"

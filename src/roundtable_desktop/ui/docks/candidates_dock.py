@@ -1,0 +1,177 @@
+"""The Candidates dock: the candidate list and the committed suggestions, side by side.
+
+Each row shows title, channel and duration (suggestions also who proposed them; ranked
+candidates their rank). Selecting a row emits `candidateActivated(id)` so the window can
+scroll the context view to that candidate. Titles are untrusted text and are only ever
+set as plain item text.
+Must hold no engine logic and never change the state.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roundtable_desktop.domain.catalog import Candidate
+from roundtable_desktop.domain.meeting import MeetingState
+from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, plain_tooltip
+
+_ID_ROLE = Qt.ItemDataRole.UserRole
+_PARTS = frozenset({"candidates", "ranked", "suggestions", "actors", "ended"})
+
+
+class CandidatesDock(BridgeDock):
+    candidateActivated = Signal(str)
+
+    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
+        super().__init__("Candidates and suggestions", "candidatesDock", bridge, parent)
+        self.candidates_label = QLabel("Candidates")
+        self.candidate_tree = _tree(["Rank", "Title", "Channel", "Duration"], "candidateTree")
+        self.suggestions_label = QLabel("Suggestions")
+        self.suggestion_tree = _tree(
+            ["#", "Title", "Channel", "Duration", "Proposed by"], "suggestionTree"
+        )
+        for label in (self.candidates_label, self.suggestions_label):
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            font = label.font()
+            font.setBold(True)
+            label.setFont(font)
+        for tree in (self.candidate_tree, self.suggestion_tree):
+            tree.itemSelectionChanged.connect(self._on_tree_selection_changed)
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(_titled(self.candidates_label, self.candidate_tree))
+        splitter.addWidget(_titled(self.suggestions_label, self.suggestion_tree))
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        self.setWidget(splitter)
+
+        bridge.stateChanged.connect(self._on_bridge_state_changed)
+        self.refresh()
+
+    # -- reading --------------------------------------------------------------------------
+    def candidate_ids(self) -> list[str]:
+        return _ids(self.candidate_tree)
+
+    def suggestion_ids(self) -> list[str]:
+        return _ids(self.suggestion_tree)
+
+    # -- refresh --------------------------------------------------------------------------
+    def refresh(self) -> None:
+        state = self.state()
+        self._fill_candidates(state)
+        self._fill_suggestions(state)
+
+    def _fill_candidates(self, state: MeetingState | None) -> None:
+        tree = self.candidate_tree
+        selected = _selected_id(tree)
+        tree.blockSignals(True)
+        tree.clear()
+        candidates = state.candidates if state else []
+        ranks = {cid: i + 1 for i, cid in enumerate(state.ranked)} if state else {}
+        for c in candidates:
+            rank = ranks.get(c.id)
+            item = _item([f"#{rank}" if rank else "", *_columns(c)], c)
+            tree.addTopLevelItem(item)
+            if c.id == selected:
+                item.setSelected(True)
+        tree.blockSignals(False)
+        source = f" from {state.candidate_source}" if state and state.candidate_source else ""
+        query = f" for “{state.candidate_query}”" if state and state.candidate_query else ""
+        self.candidates_label.setText(f"Candidates ({len(candidates)}){source}{query}")
+
+    def _fill_suggestions(self, state: MeetingState | None) -> None:
+        tree = self.suggestion_tree
+        selected = _selected_id(tree)
+        tree.blockSignals(True)
+        tree.clear()
+        suggestions = state.suggestions if state else []
+        for n, s in enumerate(suggestions, start=1):
+            names = [_name(state, a) for a in s.proposed_by] if state else []
+            item = _item([str(n), *_columns(s.candidate), ", ".join(names)], s.candidate)
+            tree.addTopLevelItem(item)
+            if s.candidate.id == selected:
+                item.setSelected(True)
+        tree.blockSignals(False)
+        final = " (final)" if state and state.final_ids else ""
+        self.suggestions_label.setText(f"Suggestions ({len(suggestions)}){final}")
+
+    # -- slots ----------------------------------------------------------------------------
+    def _on_bridge_state_changed(self, part: str) -> None:
+        if part in _PARTS:
+            self.schedule_refresh()
+
+    def _on_tree_selection_changed(self) -> None:
+        tree = self.sender()
+        if not isinstance(tree, QTreeWidget):
+            return
+        cid = _selected_id(tree)
+        if cid:
+            other = self.suggestion_tree if tree is self.candidate_tree else self.candidate_tree
+            other.blockSignals(True)
+            other.clearSelection()
+            other.blockSignals(False)
+            self.candidateActivated.emit(cid)
+
+
+def _tree(headers: list[str], name: str) -> QTreeWidget:
+    tree = QTreeWidget()
+    tree.setObjectName(name)
+    tree.setHeaderLabels(headers)
+    tree.setRootIsDecorated(False)
+    tree.setUniformRowHeights(True)
+    tree.setAlternatingRowColors(True)
+    tree.setSelectionMode(QTreeWidget.SelectionMode.SingleSelection)
+    header = tree.header()
+    header.setStretchLastSection(False)
+    for col in range(len(headers)):
+        mode = QHeaderView.ResizeMode.ResizeToContents
+        if headers[col] == "Title":
+            mode = QHeaderView.ResizeMode.Stretch
+        header.setSectionResizeMode(col, mode)
+    return tree
+
+
+def _titled(label: QLabel, tree: QTreeWidget) -> QWidget:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(4, 4, 4, 4)
+    layout.addWidget(label)
+    layout.addWidget(tree)
+    return box
+
+
+def _columns(c: Candidate) -> list[str]:
+    return [c.title, c.channel, c.duration]
+
+
+def _item(texts: list[str], c: Candidate) -> QTreeWidgetItem:
+    item = QTreeWidgetItem(texts)
+    item.setData(0, _ID_ROLE, c.id)
+    tip = plain_tooltip(f"{c.title}\n{c.channel} · {c.duration} · {c.published}\nid: {c.id}")
+    for col in range(len(texts)):
+        item.setToolTip(col, tip)
+    return item
+
+
+def _selected_id(tree: QTreeWidget) -> str | None:
+    items = tree.selectedItems()
+    return items[0].data(0, _ID_ROLE) if items else None
+
+
+def _ids(tree: QTreeWidget) -> list[str]:
+    return [tree.topLevelItem(i).data(0, _ID_ROLE) for i in range(tree.topLevelItemCount())]
+
+
+def _name(state: MeetingState | None, actor_id: str) -> str:
+    actor = state.actor_by_id(actor_id) if state else None
+    return actor.name if actor else actor_id

@@ -1,0 +1,90 @@
+"""Non-secret application settings, kept with QSettings in an INI file in the config dir.
+
+Holds the provider, base URL, model, MCP bridge URL, and whatever the window saves
+(geometry, dock layout). API keys never pass through here: they go to the OS keyring via
+llm/keys.py, and `set_value` refuses names that look like secrets. The file lives under
+`paths.config_dir()`, so tests that redirect ROUNDTABLE_HOME isolate it.
+Must not hold keys, talk to the network, or build clients.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings
+
+from roundtable_desktop.llm.providers import PRESETS, ModelSettings
+from roundtable_desktop.paths import config_dir
+
+SETTINGS_FILE = "settings.ini"
+DEFAULT_MCP_URL = "http://127.0.0.1:8081/mcp"
+_SECRET_WORDS = ("key", "secret", "token", "password")
+_MODEL = "model"
+
+
+class SecretInSettings(ValueError):
+    """A caller tried to put a secret-looking value in the settings file."""
+
+
+class AppSettings:
+    """Typed access to the settings file. One instance per application."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or config_dir() / SETTINGS_FILE
+        self.qsettings = QSettings(str(self.path), QSettings.Format.IniFormat)
+
+    # -- model -------------------------------------------------------------------------
+    def model_settings(self) -> ModelSettings:
+        default = ModelSettings()
+        provider = str(self.qsettings.value(f"{_MODEL}/provider", default.provider))
+        if provider not in PRESETS:
+            provider = default.provider
+        return ModelSettings(
+            provider=provider,
+            base_url=str(self.qsettings.value(f"{_MODEL}/base_url", default.base_url)),
+            model=str(self.qsettings.value(f"{_MODEL}/model", default.model)),
+            offline_delay_s=_float(self.qsettings.value(f"{_MODEL}/offline_delay_s"),
+                                   default.offline_delay_s),
+            connect_timeout_s=_float(self.qsettings.value(f"{_MODEL}/connect_timeout_s"),
+                                     default.connect_timeout_s),
+            read_timeout_s=_float(self.qsettings.value(f"{_MODEL}/read_timeout_s"),
+                                  default.read_timeout_s),
+        )
+
+    def set_model_settings(self, settings: ModelSettings) -> None:
+        for name, value in settings.model_dump().items():
+            self.qsettings.setValue(f"{_MODEL}/{name}", value)
+        self.qsettings.sync()
+
+    # -- MCP ---------------------------------------------------------------------------
+    @property
+    def mcp_url(self) -> str:
+        return str(self.qsettings.value("mcp/url", DEFAULT_MCP_URL)) or DEFAULT_MCP_URL
+
+    @mcp_url.setter
+    def mcp_url(self, url: str) -> None:
+        self.qsettings.setValue("mcp/url", url.strip() or DEFAULT_MCP_URL)
+        self.qsettings.sync()
+
+    # -- anything else the window keeps (layout, geometry, presenter mode) -------------
+    def value(self, name: str, default: Any = None) -> Any:
+        return self.qsettings.value(name, default)
+
+    def set_value(self, name: str, value: Any) -> None:
+        lowered = name.lower()
+        if any(word in lowered for word in _SECRET_WORDS):
+            raise SecretInSettings(
+                f"{name!r} looks like a secret; keys go to the OS keyring, never the settings file."
+            )
+        self.qsettings.setValue(name, value)
+
+    def sync(self) -> None:
+        self.qsettings.sync()
+
+
+def _float(value: Any, default: float) -> float:
+    try:
+        return float(value) if value is not None else default
+    except (TypeError, ValueError):
+        return default

@@ -1,0 +1,163 @@
+"""Light and dark high-contrast themes and the zoom level, for the window and the view.
+
+A theme is a set of colours; the window stylesheet and the context view's wrapper
+stylesheet are both made from it, so the two always match. Zoom scales the
+application font (docks, toolbar, menus) and the context view's zoom factor together.
+Defaults are sized for a presenter on a 1920x1080 screen. Must not hold widgets or
+read settings: callers pass the theme name and zoom they have.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import QApplication
+
+THEMES = ("light", "dark")
+DEFAULT_THEME = "light"
+# The application font at zoom 1.0, in points: readable from the back of a room at 1080p.
+BASE_POINT_SIZE = 13.0
+ZOOM_STEPS = (0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.5)
+DEFAULT_ZOOM = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class ThemeColors:
+    name: str
+    background: str
+    panel: str
+    text: str
+    muted: str
+    accent: str
+    accent_text: str
+    border: str
+    highlight: str
+    code_bg: str
+    error_bg: str
+    error_text: str
+    warning_bg: str
+    warning_text: str
+    info_bg: str
+    info_text: str
+
+
+LIGHT = ThemeColors(
+    name="light", background="#ffffff", panel="#f2f3f5", text="#0d0d0d", muted="#3d3d3d",
+    accent="#0b4fc4", accent_text="#ffffff", border="#7a7f87", highlight="#fff0b3",
+    code_bg="#e9ecf1", error_bg="#fde3e3", error_text="#7a0d0d", warning_bg="#fff1c2",
+    warning_text="#4d3800", info_bg="#e3edfd", info_text="#0a2f6b",
+)
+DARK = ThemeColors(
+    name="dark", background="#0a0b0e", panel="#16181d", text="#f4f4f4", muted="#cfd3d8",
+    accent="#7fc4ff", accent_text="#06121f", border="#a3a9b1", highlight="#4a3b00",
+    code_bg="#23262d", error_bg="#5a1010", error_text="#ffe1de", warning_bg="#4a3800",
+    warning_text="#fff0b8", info_bg="#12305a", info_text="#e0ecff",
+)
+
+
+def colors(theme: str) -> ThemeColors:
+    return DARK if theme == "dark" else LIGHT
+
+
+def clamp_zoom(zoom: float) -> float:
+    return min(max(float(zoom), ZOOM_STEPS[0]), ZOOM_STEPS[-1])
+
+
+def step_zoom(zoom: float, direction: int) -> float:
+    """The next zoom step up (direction > 0) or down (< 0); 0 resets."""
+    if direction == 0:
+        return DEFAULT_ZOOM
+    if direction > 0:
+        return next((z for z in ZOOM_STEPS if z > zoom + 1e-6), ZOOM_STEPS[-1])
+    return next((z for z in reversed(ZOOM_STEPS) if z < zoom - 1e-6), ZOOM_STEPS[0])
+
+
+def point_size(zoom: float) -> float:
+    return round(BASE_POINT_SIZE * clamp_zoom(zoom), 1)
+
+
+def window_stylesheet(theme: str, zoom: float) -> str:
+    """The application stylesheet: only colours, spacing and sizes, never layout."""
+    c = colors(theme)
+    pt = point_size(zoom)
+    big = round(pt * 1.08, 1)
+    return f"""
+QWidget {{ font-size: {pt}pt; color: {c.text}; }}
+QMainWindow, QDialog, QDockWidget > QWidget {{ background: {c.background}; }}
+QToolBar {{ background: {c.panel}; border-bottom: 2px solid {c.border}; spacing: 6px;
+           padding: 4px; }}
+QToolBar QToolButton {{ font-size: {big}pt; font-weight: 600; padding: 6px 12px;
+                       border: 2px solid {c.border}; border-radius: 6px;
+                       background: {c.background}; }}
+QToolBar QToolButton:hover {{ border-color: {c.accent}; }}
+QToolBar QToolButton:pressed, QToolBar QToolButton:checked {{ background: {c.accent};
+                       color: {c.accent_text}; }}
+QToolBar QToolButton:disabled {{ color: {c.muted}; border-style: dashed; }}
+QToolBar QLabel {{ font-weight: 600; padding: 0 4px; }}
+QDockWidget {{ font-weight: 600; }}
+QDockWidget::title {{ background: {c.panel}; padding: 6px 8px;
+                     border-bottom: 2px solid {c.border}; }}
+QStatusBar {{ background: {c.panel}; border-top: 2px solid {c.border}; }}
+QStatusBar QLabel {{ padding: 2px 8px; }}
+QLabel#offlineBadge {{ background: {c.warning_bg}; color: {c.warning_text};
+                      border: 2px solid {c.warning_text}; border-radius: 6px;
+                      font-weight: 700; }}
+QLabel#onlineBadge {{ background: {c.info_bg}; color: {c.info_text};
+                     border: 2px solid {c.info_text}; border-radius: 6px; font-weight: 700; }}
+QLabel#phaseLabel {{ font-weight: 700; }}
+QFrame#noticeBanner[level="error"] {{ background: {c.error_bg}; border: 2px solid
+                                      {c.error_text}; }}
+QFrame#noticeBanner[level="error"] QLabel {{ color: {c.error_text}; }}
+QFrame#noticeBanner[level="warning"] {{ background: {c.warning_bg}; border: 2px solid
+                                        {c.warning_text}; }}
+QFrame#noticeBanner[level="warning"] QLabel {{ color: {c.warning_text}; }}
+QFrame#noticeBanner[level="info"] {{ background: {c.info_bg}; border: 2px solid
+                                     {c.info_text}; }}
+QFrame#noticeBanner[level="info"] QLabel {{ color: {c.info_text}; }}
+QFrame#noticeBanner QLabel#noticeMessage {{ font-weight: 700; }}
+QFrame#noticeBanner QPushButton {{ padding: 4px 14px; font-weight: 600; }}
+QComboBox, QSpinBox, QLineEdit, QPlainTextEdit, QTextEdit, QListWidget, QTreeWidget,
+QTableWidget, QTableView, QTreeView, QListView {{ background: {c.background};
+    border: 1px solid {c.border}; selection-background-color: {c.accent};
+    selection-color: {c.accent_text}; }}
+QMenu::item:selected, QMenuBar::item:selected {{ background: {c.accent};
+    color: {c.accent_text}; }}
+QToolTip {{ background: {c.panel}; color: {c.text}; border: 1px solid {c.border};
+           padding: 4px; }}
+"""
+
+
+def palette(theme: str) -> QPalette:
+    c = colors(theme)
+    pal = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: c.background,
+        QPalette.ColorRole.WindowText: c.text,
+        QPalette.ColorRole.Base: c.background,
+        QPalette.ColorRole.AlternateBase: c.panel,
+        QPalette.ColorRole.Text: c.text,
+        QPalette.ColorRole.Button: c.panel,
+        QPalette.ColorRole.ButtonText: c.text,
+        QPalette.ColorRole.Highlight: c.accent,
+        QPalette.ColorRole.HighlightedText: c.accent_text,
+        QPalette.ColorRole.ToolTipBase: c.panel,
+        QPalette.ColorRole.ToolTipText: c.text,
+        QPalette.ColorRole.PlaceholderText: c.muted,
+        QPalette.ColorRole.Link: c.accent,
+    }
+    for role, value in roles.items():
+        pal.setColor(role, QColor(value))
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text,
+                 QPalette.ColorRole.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor(c.muted))
+    return pal
+
+
+def apply_theme(app: QApplication, theme: str, zoom: float) -> None:
+    """Colours, font size and stylesheet for every widget of the application."""
+    app.setPalette(palette(theme))
+    font = QFont(app.font())
+    font.setPointSizeF(point_size(zoom))
+    app.setFont(font)
+    app.setStyleSheet(window_stylesheet(theme, zoom))

@@ -1,0 +1,93 @@
+"""The command line: a headless meeting, export, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roundtable_desktop.cli import main
+from roundtable_desktop.store.database import SessionStore
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    return tmp_path / "cli.sqlite3"
+
+
+def test_offline_run_of_12_turns_ends_with_the_administrators_final_suggestions(db, capsys):
+    code = main(["run", "--offline", "--turns", "12", "--delay", "0", "--db", str(db)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Suggestions (final):" in out
+    assert "finalizeMeeting(" in out
+    with SessionStore.open(db) as store:
+        record = store.get_session(store.latest_session_id())
+        assert record.status == "ended"
+        assert len(record.state["meeting"]["final_ids"]) >= 3
+
+
+def test_export_writes_each_format_of_the_latest_session(db, tmp_path, capsys):
+    main(["run", "--offline", "--turns", "4", "--delay", "0", "--db", str(db), "--quiet"])
+    for fmt in ("html", "md", "json"):
+        out = tmp_path / f"meeting.{fmt}"
+        assert main(["export", "--db", str(db), "--format", fmt, "--out", str(out)]) == 0
+        assert out.stat().st_size > 1000
+    data = json.loads((tmp_path / "meeting.json").read_text())
+    assert data["session"]["kind"] == "roundtable"
+
+
+def test_continue_resumes_where_the_session_stopped(db, capsys):
+    main(["run", "--offline", "--turns", "2", "--delay", "0", "--db", str(db), "--quiet"])
+    with SessionStore.open(db) as store:
+        sid = store.latest_session_id()
+        turn = store.get_session(sid).state["meeting"]["turn"]
+    assert main(["run", "--continue", sid[:8], "--turns", "1", "--delay", "0", "--db", str(db),
+                 "--quiet"]) == 0
+    with SessionStore.open(db) as store:
+        assert store.get_session(sid).state["meeting"]["turn"] == turn + 1
+        assert len(store.list_sessions()) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["export", "--format", "md"], "no stored sessions"),
+        (["run", "--kind", "debate", "--turns", "1"], "not built yet"),
+        (["run", "--base-url", "https://api.example.invalid/v1", "--turns", "1"], "No API key"),
+        (["run", "--base-url", "ftp://x", "--turns", "1"], "must start with http"),
+        (["run", "--continue", "zzzz", "--turns", "1"], "zzzz"),
+    ],
+    ids=["export-empty", "planned-kind", "missing-key", "bad-url", "unknown-session"],
+)
+def test_errors_are_one_clear_line_and_a_nonzero_exit(argv, says, db, capsys):
+    code = main([*argv, "--db", str(db)])
+    err = capsys.readouterr().err.strip()
+    assert code != 0
+    assert says.lower() in err.lower()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_corrupt_store_is_one_line_not_a_traceback(db, capsys):
+    db.write_bytes(b"this is not sqlite" * 100)
+    code = main(["run", "--offline", "--turns", "1", "--db", str(db)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and str(db) in err
+
+
+def test_the_key_cannot_be_given_as_an_argument(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--api-key", "sk-nope"])
+
+
+def test_python_dash_m_runs_the_cli(db):
+    result = subprocess.run(
+        [sys.executable, "-m", "roundtable_desktop", "run", "--offline", "--turns", "1",
+         "--delay", "0", "--db", str(db), "--quiet"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Session " in result.stdout
