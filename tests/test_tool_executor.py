@@ -16,7 +16,8 @@ from roundtable_desktop.domain.meeting import MeetingState, TranscriptKind
 from roundtable_desktop.domain.tools import ToolCall, ToolResult, ToolStatus
 from roundtable_desktop.sources.base import SourceError, SourceResult
 from roundtable_desktop.tools import executor
-from roundtable_desktop.tools.executor import ExecutionReport, execute_calls, is_placeholder
+from roundtable_desktop.tools.arguments import is_placeholder
+from roundtable_desktop.tools.executor import ExecutionReport, execute_calls
 from roundtable_desktop.tools.parser import parse_reply
 from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS, tools_for_role
 

@@ -22,12 +22,19 @@ import ipaddress
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import TypeVar
 
 import httpx
 
 from roundtable_desktop.domain.calls import ChatRequest, Usage
+from roundtable_desktop.llm.chat_chunks import (
+    Progress,
+    chunk_items,
+    estimate_usage,
+    server_message,
+    stream_error_message,
+    usage_of,
+)
 from roundtable_desktop.llm.client import ChatClient, Delta, Finish, StreamItem
 from roundtable_desktop.llm.errors import (
     AuthError,
@@ -54,7 +61,6 @@ log = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://api.fireworks.ai/inference/v1"
 DEFAULT_MODEL = "fireworks/gpt-oss-20b"
 USER_AGENT = "roundtable-desktop/0.1"
-MAX_SERVER_MESSAGE_CHARS = 300
 MAX_ERROR_BODY_BYTES = 64 * 1024
 _LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain"})
 _T = TypeVar("_T")
@@ -67,20 +73,6 @@ class _Retryable(Exception):
         super().__init__(error.message)
         self.error = error
         self.retry_after = retry_after
-
-
-@dataclass
-class _Progress:
-    """What one attempt has received so far."""
-
-    parts: list[str] = field(default_factory=list)
-    usage: Usage | None = None
-    finish_reason: str | None = None
-    done: bool = False
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
 
 
 class OpenAICompatClient(ChatClient):
@@ -135,7 +127,7 @@ class OpenAICompatClient(ChatClient):
         deadline_at = asyncio.get_running_loop().time() + self.deadline
         retries_done = 0
         while True:
-            progress = _Progress()
+            progress = Progress()
             try:
                 async with contextlib.aclosing(self._attempt(body, deadline_at, progress)) as items:
                     async for item in items:
@@ -156,7 +148,7 @@ class OpenAICompatClient(ChatClient):
                 await self._under_deadline(self.retry.wait(delay), deadline_at, "")
                 continue
             if progress.usage is None:
-                yield Finish(_estimate_usage(body, progress.text), progress.finish_reason)
+                yield Finish(estimate_usage(body, progress.text), progress.finish_reason)
             return
 
     def estimate_cost(self, model: str, usage: Usage) -> float | None:
@@ -171,7 +163,7 @@ class OpenAICompatClient(ChatClient):
 
     # -- one attempt --------------------------------------------------------------------
     async def _attempt(
-        self, body: dict, deadline_at: float, progress: _Progress
+        self, body: dict, deadline_at: float, progress: Progress
     ) -> AsyncIterator[StreamItem]:
         http = self._client()
         request = http.build_request("POST", self.endpoint, json=body, headers=self._headers())
@@ -202,7 +194,7 @@ class OpenAICompatClient(ChatClient):
             await response.aclose()
 
     async def _read_sse(
-        self, response: httpx.Response, deadline_at: float, progress: _Progress
+        self, response: httpx.Response, deadline_at: float, progress: Progress
     ) -> AsyncIterator[StreamItem]:
         decoder = SSEDecoder()
         async with contextlib.aclosing(response.aiter_lines()) as lines:
@@ -223,7 +215,7 @@ class OpenAICompatClient(ChatClient):
             yield Finish(progress.usage, progress.finish_reason)
 
     async def _next_line(
-        self, lines: AsyncIterator[str], deadline_at: float, progress: _Progress
+        self, lines: AsyncIterator[str], deadline_at: float, progress: Progress
     ) -> str | None:
         try:
             return await self._under_deadline(anext(lines, None), deadline_at, progress.text)
@@ -251,7 +243,7 @@ class OpenAICompatClient(ChatClient):
                 partial=progress.text,
             ) from None
 
-    def _handle_event(self, event: SSEEvent, progress: _Progress) -> list[StreamItem]:
+    def _handle_event(self, event: SSEEvent, progress: Progress) -> list[StreamItem]:
         if event.is_done:
             progress.done = True
             return []
@@ -264,16 +256,16 @@ class OpenAICompatClient(ChatClient):
                 f"{self.host} sent a malformed chunk: {self._scrub(event.data)[:80]!r}.",
                 partial=progress.text,
             )
-        error = _stream_error_message(chunk, event.event)
+        error = stream_error_message(chunk, event.event)
         if error is not None:
             raise StreamError(
                 f"{self.host} reported an error in the stream: {self._scrub(error)}",
                 partial=progress.text,
             )
-        return _chunk_items(chunk, progress)
+        return chunk_items(chunk, progress)
 
     async def _read_json(
-        self, response: httpx.Response, deadline_at: float, progress: _Progress
+        self, response: httpx.Response, deadline_at: float, progress: Progress
     ) -> AsyncIterator[StreamItem]:
         """A server that ignored `stream: true` and answered with one JSON completion."""
         raw = await self._read_capped(response, deadline_at, limit=None)
@@ -283,7 +275,7 @@ class OpenAICompatClient(ChatClient):
             document = None
         if not isinstance(document, dict):
             raise StreamError(f"{self.host} sent a reply that is not valid JSON.")
-        error = _stream_error_message(document, None)
+        error = stream_error_message(document, None)
         if error is not None:
             raise StreamError(f"{self.host} reported an error: {self._scrub(error)}")
         choices = document.get("choices")
@@ -294,7 +286,7 @@ class OpenAICompatClient(ChatClient):
             progress.parts.append(content)
             yield Delta(content)
         progress.finish_reason = choice.get("finish_reason") if isinstance(choice, dict) else None
-        progress.usage = _usage_of(document)
+        progress.usage = usage_of(document)
         progress.done = True
         if progress.usage is not None:
             yield Finish(progress.usage, progress.finish_reason)
@@ -306,7 +298,7 @@ class OpenAICompatClient(ChatClient):
             raw = await self._read_capped(response, deadline_at, limit=MAX_ERROR_BODY_BYTES)
         except (httpx.TransportError, CallTimeout):
             raw = b""
-        detail = self._scrub(_server_message(raw))
+        detail = self._scrub(server_message(raw))
         retry_after = parse_retry_after(response.headers)
         reason = response.reason_phrase or ""
         message = f"{self.host} answered HTTP {status}{' ' + reason if reason else ''}"
@@ -430,85 +422,3 @@ def _kind(exc: Exception) -> str:
         httpx.ReadError: "read error",
     }
     return names.get(type(exc), type(exc).__name__)
-
-
-def _stream_error_message(chunk: dict, event_name: str | None) -> str | None:
-    """The error a chunk carries: `{"error": ...}`, vLLM's `{"object": "error"}`, or an
-    `event: error` SSE event."""
-    error = chunk.get("error")
-    if error:
-        if isinstance(error, dict):
-            return _truncate(str(error.get("message") or json.dumps(error)))
-        return _truncate(str(error))
-    if chunk.get("object") == "error" or event_name == "error":
-        return _truncate(str(chunk.get("message") or json.dumps(chunk)))
-    return None
-
-
-def _chunk_items(chunk: dict, progress: _Progress) -> list[StreamItem]:
-    items: list[StreamItem] = []
-    choices = chunk.get("choices")
-    if isinstance(choices, list):
-        for choice in choices:
-            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
-                continue
-            delta = choice.get("delta")
-            content = delta.get("content") if isinstance(delta, dict) else None
-            # Reasoning arrives as `reasoning_content` / `reasoning`: not reply text.
-            if isinstance(content, str) and content:
-                progress.parts.append(content)
-                items.append(Delta(content))
-            if choice.get("finish_reason"):
-                progress.finish_reason = str(choice["finish_reason"])
-    usage = _usage_of(chunk)
-    if usage is not None:
-        progress.usage = usage
-    return items
-
-
-def _usage_of(document: dict) -> Usage | None:
-    usage = document.get("usage")
-    if not isinstance(usage, dict):
-        return None
-    prompt = usage.get("prompt_tokens")
-    completion = usage.get("completion_tokens")
-    if not isinstance(prompt, int) or not isinstance(completion, int):
-        return None
-    return Usage(prompt_tokens=prompt, completion_tokens=completion)
-
-
-def _server_message(raw: bytes) -> str:
-    """The human part of an error body: `{"error": {"message"}}`, `{"message"}` or text."""
-    text = raw.decode("utf-8", errors="replace").strip()
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError:
-        return _truncate(" ".join(text.split()))
-    if isinstance(document, dict):
-        error = document.get("error")
-        if isinstance(error, dict) and error.get("message"):
-            return _truncate(str(error["message"]))
-        if isinstance(error, str) and error:
-            return _truncate(error)
-        if document.get("message"):
-            return _truncate(str(document["message"]))
-        if document.get("detail"):
-            return _truncate(str(document["detail"]))
-    return _truncate(" ".join(text.split()))
-
-
-def _truncate(text: str) -> str:
-    text = text.strip()
-    if len(text) <= MAX_SERVER_MESSAGE_CHARS:
-        return text
-    return text[: MAX_SERVER_MESSAGE_CHARS - 1].rstrip() + "…"
-
-
-def _estimate_usage(body: dict, reply: str) -> Usage:
-    """About four characters per token when the server reported no usage."""
-    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
-    return Usage(
-        prompt_tokens=(prompt_chars + 3) // 4,
-        completion_tokens=(len(reply) + 3) // 4,
-        estimated=True,
-    )

@@ -51,8 +51,10 @@ class ModelSettings(BaseModel):
 
 
 def is_local(base_url: str) -> bool:
-    host = urlparse(base_url).hostname or ""
-    return host in {"127.0.0.1", "localhost", "::1"}
+    """A loopback server (llama.cpp, Ollama, LM Studio) that needs no key."""
+    from roundtable_desktop.llm.openai_compat import is_local_host
+
+    return is_local_host(urlparse(base_url).hostname or "")
 
 
 def make_client(settings: ModelSettings, api_key: str | None) -> ChatClient:

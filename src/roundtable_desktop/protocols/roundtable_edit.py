@@ -168,7 +168,8 @@ def _validated(data: dict[str, Any]) -> Actor:
             raise ActorEditError(
                 f"Unknown role {data.get('role')!r}; choose administrator or participant."
             ) from None
-        raise ActorEditError(f"The {where} is not valid: {first.get('msg', 'bad value')}.") from None
+        reason = first.get("msg", "bad value")
+        raise ActorEditError(f"The {where} is not valid: {reason}.") from None
 
 
 def _check_roster(actors: list[Actor]) -> None:

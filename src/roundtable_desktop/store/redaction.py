@@ -40,7 +40,11 @@ def storable_text(value: str) -> str:
     A lone surrogate (a JSON "\\ud800" escape in model output) cannot be encoded as
     UTF-8 and would make sqlite refuse the whole row: keep the rest of the text.
     """
-    return _LONE_SURROGATE.sub("\ufffd", value)
+    try:
+        value.encode("utf-8")  # C speed; the regex below only runs for broken text
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    return value
 
 
 def storable_json(obj: Any) -> str:

@@ -94,7 +94,7 @@ class _DiffHighlighter(QSyntaxHighlighter):
             fmt.setForeground(QColor(colour))
             self._formats[prefix] = fmt
 
-    def highlightBlock(self, text: str) -> None:  # noqa: N802
+    def highlightBlock(self, text: str) -> None:
         if text.startswith(("+++", "---")):
             return
         fmt = self._formats.get(text[:1])
@@ -175,7 +175,9 @@ class CallDetailDialog(QDialog):
             for c, value in enumerate(values):
                 item = QTableWidgetItem(value)
                 if c:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    item.setTextAlignment(
+                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
                 table.setItem(r, c, item)
         header = table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)

@@ -1,0 +1,217 @@
+"""The composition root: starts Qt on a qasync loop and wires the engine to the window.
+
+`main(argv)` (what `roundtable` with no arguments calls) builds the QApplication, the
+qasync event loop, the session store, key store, settings, model client (offline when
+no key is set or the provider is offline), the mock catalog and the main window; starts
+a new meeting at once so the window is never empty, and offers to continue the last
+session in a non-modal banner. Options: --presenter (full screen, dark theme, large
+zoom), --self-test (one offline turn in the window, then a report) and
+--self-test=paint (prints when the window first painted, then quits: for bench/).
+This is the only module that wires Qt, qasync and the engine together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import logging.handlers
+import sys
+import time
+from dataclasses import dataclass
+
+import qasync
+from PySide6.QtCore import QCoreApplication, QEvent, QObject
+from PySide6.QtWidgets import QApplication, QWidget
+
+from roundtable_desktop.llm.keys import LLM_KEY, KeyStore, backend_name
+from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
+from roundtable_desktop.llm.providers import PRESETS, ModelSettings, is_local, make_client
+from roundtable_desktop.paths import data_dir, default_db_path
+from roundtable_desktop.protocols.base import Action
+from roundtable_desktop.sources.mock_catalog import MockCatalog
+from roundtable_desktop.store.database import SessionStore, StoreError
+from roundtable_desktop.store.records import SessionInfo
+from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.excepthook import UnhandledRouter
+from roundtable_desktop.ui.main_window import MainWindow
+from roundtable_desktop.ui.session_runner import ClientChoice, SessionRunner
+from roundtable_desktop.ui.settings_store import AppSettings
+
+log = logging.getLogger(__name__)
+APP_NAME = "Roundtable"
+PRESENTER_ZOOM = 1.4
+
+
+@dataclass(frozen=True)
+class Options:
+    presenter: bool = False
+    self_test: str = ""  # "", "full" or "paint"
+
+
+def parse_options(argv: list[str]) -> Options:
+    presenter, self_test = False, ""
+    for arg in argv:
+        if arg == "--presenter":
+            presenter = True
+        elif arg == "--self-test":
+            self_test = "full"
+        elif arg.startswith("--self-test="):
+            self_test = arg.split("=", 1)[1] or "full"
+    return Options(presenter=presenter, self_test=self_test)
+
+
+def choose_client(settings: AppSettings, keys: KeyStore) -> ClientChoice:
+    """The client the settings ask for, or the offline one (saying why) when it cannot run."""
+    wanted = settings.model_settings()
+    offline = ClientChoice(OfflineClient(delay_s=wanted.offline_delay_s), OFFLINE_MODEL,
+                           "offline")
+    if wanted.provider == "offline" or not wanted.base_url:
+        return offline
+    key = keys.get(LLM_KEY)
+    preset = PRESETS.get(wanted.provider)
+    needs_key = preset.needs_key if preset is not None else True
+    if needs_key and not key and not is_local(wanted.base_url):
+        label = preset.label if preset is not None else wanted.provider
+        offline.note = f"No API key is set for {label}: the offline model answers for now."
+        return offline
+    client = make_client(ModelSettings(**wanted.model_dump()), key)
+    return ClientChoice(client, wanted.model, wanted.provider)
+
+
+def continuable_session(store: SessionStore) -> SessionInfo | None:
+    """The most recent active roundtable session that has at least one call."""
+    try:
+        sessions = store.list_sessions(limit=20)
+    except StoreError:
+        return None
+    return next((s for s in sessions
+                 if s.status == "active" and s.kind == "roundtable" and s.call_count > 0), None)
+
+
+def configure_logging() -> None:
+    root = logging.getLogger()
+    if any(getattr(h, "_roundtable", False) for h in root.handlers):
+        return
+    try:
+        folder = data_dir() / "logs"
+        folder.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+            folder / "roundtable.log", maxBytes=1_000_000, backupCount=3, encoding="utf-8")
+    except OSError:
+        handler = logging.StreamHandler(sys.stderr)
+    handler._roundtable = True  # type: ignore[attr-defined]
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+class _FirstPaint(QObject):
+    """Resolves `done` with the wall-clock time of the first paint of a watched widget.
+
+    Installed on a few widgets only: an application-wide Python event filter sees events
+    of half-destroyed objects and crashed here.
+    """
+
+    def __init__(self, parent: QWidget, done: asyncio.Future[float]) -> None:
+        super().__init__(parent)
+        self._done = done
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
+        if event.type() == QEvent.Type.Paint and not self._done.done():
+            self._done.set_result(time.time())
+        return False
+
+
+async def run_window(app: QApplication, options: Options) -> int:
+    try:
+        store = SessionStore.open(default_db_path())
+    except StoreError as exc:
+        print(f"roundtable: {exc}", file=sys.stderr)
+        return 2
+    keys, settings = KeyStore(), AppSettings()
+    catalog = MockCatalog.load()
+    bridge = EngineBridge(app)
+    runner = SessionRunner(bridge, store=store, source=catalog,
+                           client_factory=lambda: choose_client(settings, keys))
+    window = MainWindow(bridge=bridge, runner=runner, settings=settings, key_store=keys)
+    loop = asyncio.get_running_loop()
+    router = UnhandledRouter(window.show_notice)
+    router.install(loop)
+    closed: asyncio.Future[None] = loop.create_future()
+    window.closed.connect(lambda: None if closed.done() else closed.set_result(None))
+    painted: asyncio.Future[float] = loop.create_future()
+    first_paint = _FirstPaint(window, painted)
+    for widget in (window, window.toolbar, window.status):
+        widget.installEventFilter(first_paint)
+    try:
+        last = continuable_session(store)
+        if options.presenter:
+            window.set_theme("dark")
+            window.zoom_by(0)
+            while window.zoom < PRESENTER_ZOOM:
+                window.zoom_by(1)
+            window.showFullScreen()
+        else:
+            window.show()
+        if options.self_test == "paint":
+            print(f"FIRST_PAINT {await painted:.6f}", flush=True)
+            window.close()
+        else:
+            await asyncio.gather(runner.start_new(), return_exceptions=True)
+            if runner.choice.note:
+                window.show_notice("warning", runner.choice.note,
+                                   "Open Settings (Ctrl+,) to set a key or choose a provider.")
+            if last is not None:
+                window.offer_continue(last)
+            if options.self_test:
+                return await _self_test(window, runner, closed)
+        await closed
+        return 0
+    finally:
+        router.uninstall(loop)
+        window.deleteLater()  # pages go before the profile the application owns
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+        store.close()
+
+
+async def _self_test(window: MainWindow, runner: SessionRunner,
+                     closed: asyncio.Future[None]) -> int:
+    """One offline turn through the window; prints what a packaged build needs checked."""
+    loaded = asyncio.get_running_loop().create_future()
+    window.context_view.documentShown.connect(
+        lambda: None if loaded.done() else loaded.set_result(True))
+    if window.context_view.loaded:
+        loaded.set_result(True)
+    ok_view = await asyncio.wait_for(loaded, 30)
+    task = runner.perform(Action(id="infer"))
+    if task is not None:
+        await asyncio.gather(task, return_exceptions=True)
+    state = window.bridge.state()
+    ok_turn = state is not None and bool(state.last_reply)
+    print(f"keyring backend: {backend_name()}")
+    print(f"context view: {'ok' if ok_view else 'FAILED'}")
+    print(f"offline turn: {'ok' if ok_turn else 'FAILED'}")
+    window.close()
+    await closed
+    return 0 if ok_view and ok_turn else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parse_options(list(sys.argv[1:] if argv is None else argv))
+    configure_logging()
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else APP_NAME])
+    assert isinstance(app, QApplication)
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setQuitOnLastWindowClosed(False)  # the window's closed signal ends the loop
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    try:
+        with loop:
+            return int(loop.run_until_complete(run_window(app, options)))
+    finally:
+        asyncio.set_event_loop(None)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

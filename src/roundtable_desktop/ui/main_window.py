@@ -1,0 +1,266 @@
+"""The main window: context view in the middle, session toolbar, docks, banner, status.
+
+It assembles the widgets, routes user intent to the SessionRunner, shows notices in the
+banner, applies theme and zoom, and saves/restores the layout. Closing is two-step: the
+first close event cancels and awaits in-flight work (partial replies are persisted),
+saves the layout, then closes for real and emits `closed`. Menus live in
+window_menus.py. Must hold no engine logic and never block (no exec(), no statics).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QVBoxLayout, QWidget
+
+from roundtable_desktop.llm.keys import KeyStore
+from roundtable_desktop.protocols.base import Action
+from roundtable_desktop.store.records import SessionInfo
+from roundtable_desktop.ui.banner import NoticeBanner
+from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.context_view import ContextView
+from roundtable_desktop.ui.dock_set import DOCKS, load_class
+from roundtable_desktop.ui.session_runner import SessionRunner
+from roundtable_desktop.ui.session_toolbar import SessionToolBar
+from roundtable_desktop.ui.settings_store import AppSettings
+from roundtable_desktop.ui.status_bar import SessionStatusBar
+from roundtable_desktop.ui.theme import DEFAULT_THEME, THEMES, apply_theme, clamp_zoom, step_zoom
+from roundtable_desktop.ui.window_menus import WindowMenus
+
+log = logging.getLogger(__name__)
+
+STATE_VERSION = 1
+DEFAULT_SIZE = (1600, 960)
+KEY_GEOMETRY, KEY_STATE = "window/geometry", "window/state"
+KEY_THEME, KEY_ZOOM = "window/theme", "window/zoom"
+
+
+class MainWindow(QMainWindow):
+    closed = Signal()  # after in-flight work was cancelled and the layout saved
+
+    def __init__(
+        self, *, bridge: EngineBridge, runner: SessionRunner, settings: AppSettings,
+        key_store: KeyStore, parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
+        self.bridge, self.runner = bridge, runner
+        self.settings, self.key_store = settings, key_store
+        self._closing: asyncio.Task[Any] | None = None
+        self._may_close = False
+        self._theme = str(settings.value(KEY_THEME, DEFAULT_THEME))
+        self._theme = self._theme if self._theme in THEMES else DEFAULT_THEME
+        self._zoom = clamp_zoom(_float(settings.value(KEY_ZOOM, 1.0), 1.0))
+
+        self.banner = NoticeBanner(self)
+        self.context_view = ContextView(bridge, self)
+        central = QWidget(self)
+        central.setObjectName("centralArea")
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.banner)
+        column.addWidget(self.context_view, 1)
+        self.setCentralWidget(central)
+
+        self.toolbar = SessionToolBar(runner, bridge, self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
+        self.status = SessionStatusBar(bridge, self)
+        self.setStatusBar(self.status)
+        self.docks: dict[str, QDockWidget] = {}
+        self._build_docks()
+        self.menus = WindowMenus(self)
+
+        self.toolbar.actionRequested.connect(self._on_toolbar_action_requested)
+        bridge.notice.connect(self._on_bridge_notice)
+        bridge.sessionChanged.connect(self._update_title)
+        bridge.stateChanged.connect(self._on_bridge_state_changed)
+        runner.failed.connect(self._on_runner_failed)
+        runner.clientChanged.connect(self._on_runner_client_changed)
+        self._on_runner_client_changed()
+        self.resize(*DEFAULT_SIZE)
+        self.restore_layout()
+        self.apply_look()
+
+    # -- docks ------------------------------------------------------------------------------
+    def _build_docks(self) -> None:
+        self.setDockNestingEnabled(True)
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        by_class: dict[str, QDockWidget] = {}
+        for spec in DOCKS:
+            cls, problem = load_class(spec.module, spec.class_name)
+            if problem:
+                self.banner.show_notice("warning", problem, "The other docks work as usual.")
+            if cls is None:
+                continue
+            try:
+                dock = cls(self.bridge, self)
+            except Exception as exc:  # one broken dock must not stop the window
+                log.exception("building %s failed", spec.class_name)
+                self.banner.show_notice("warning", f"The {spec.class_name} could not be built "
+                                        f"({type(exc).__name__}).", "The other docks work.")
+                continue
+            if spec.tab_with and spec.tab_with in by_class:
+                self.tabifyDockWidget(by_class[spec.tab_with], dock)
+            else:
+                self.addDockWidget(spec.area, dock)
+            by_class[spec.class_name] = dock
+            self.docks[dock.objectName() or spec.class_name] = dock
+            self._connect_dock(dock)
+        if "TranscriptDock" in by_class:
+            by_class["TranscriptDock"].raise_()
+        left = [d for n, d in by_class.items() if n in ("ActorsDock",)]
+        right = [d for n, d in by_class.items() if n in ("CandidatesDock",)]
+        if left:
+            self.resizeDocks(left, [380], Qt.Orientation.Horizontal)
+        if right:
+            self.resizeDocks(right, [500], Qt.Orientation.Horizontal)
+        bottom = [d for n, d in by_class.items() if n in ("TranscriptDock",)]
+        if bottom:
+            self.resizeDocks(bottom, [250], Qt.Orientation.Vertical)
+
+    def _connect_dock(self, dock: QDockWidget) -> None:
+        candidate_signal = getattr(dock, "candidateActivated", None)
+        if candidate_signal is not None:
+            candidate_signal.connect(self.context_view.scroll_to_candidate)
+        edited_signal = getattr(dock, "actorsEdited", None)
+        if edited_signal is not None:
+            edited_signal.connect(self._on_actors_edited)
+        submitted_signal = getattr(dock, "submitted", None)
+        if submitted_signal is not None:
+            submitted_signal.connect(self._on_composer_submitted)
+
+    # -- look --------------------------------------------------------------------------------
+    @property
+    def theme(self) -> str:
+        return self._theme
+
+    @property
+    def zoom(self) -> float:
+        return self._zoom
+
+    def set_theme(self, theme: str) -> None:
+        self._theme = theme if theme in THEMES else DEFAULT_THEME
+        self.apply_look()
+
+    def zoom_by(self, direction: int) -> None:
+        """Ctrl+= / Ctrl+- / Ctrl+0: the view and the docks together."""
+        self._zoom = step_zoom(self._zoom, direction)
+        self.apply_look()
+
+    def apply_look(self) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, self._theme, self._zoom)
+        self.context_view.set_theme(self._theme)
+        self.context_view.set_zoom(self._zoom)
+        self.menus.sync_checks()
+
+    def set_presenter_mode(self, on: bool) -> None:
+        if on:
+            self.showFullScreen()
+        else:
+            self.showNormal()
+        self.menus.sync_checks()
+
+    # -- layout --------------------------------------------------------------------------------
+    def save_layout(self) -> None:
+        self.settings.set_value(KEY_GEOMETRY, self.saveGeometry())
+        self.settings.set_value(KEY_STATE, self.saveState(STATE_VERSION))
+        self.settings.set_value(KEY_THEME, self._theme)
+        self.settings.set_value(KEY_ZOOM, self._zoom)
+        self.settings.sync()
+
+    def restore_layout(self) -> bool:
+        geometry = self.settings.value(KEY_GEOMETRY)
+        state = self.settings.value(KEY_STATE)
+        restored = False
+        if isinstance(geometry, QByteArray | bytes) and geometry:
+            restored = self.restoreGeometry(QByteArray(geometry))
+        if isinstance(state, QByteArray | bytes) and state:
+            restored = self.restoreState(QByteArray(state), STATE_VERSION) or restored
+        return restored
+
+    # -- notices --------------------------------------------------------------------------------
+    def show_notice(self, level: str, message: str, hint: str = "") -> None:
+        self.banner.show_notice(level, message, hint)
+
+    def offer_continue(self, info: SessionInfo) -> None:
+        """A non-modal offer to continue the last session (the new one stays if ignored)."""
+        self.banner.show_notice(
+            "info", f"Continue your last session, “{info.title}” ({info.call_count} calls)?",
+            "Or dismiss this and use the new meeting below.",
+            action_label="Continue", action=lambda: self.runner.reopen(info.id),
+        )
+
+    # -- slots --------------------------------------------------------------------------------
+    def _on_toolbar_action_requested(self, action: Action) -> None:
+        self.runner.perform(action)
+
+    def _on_composer_submitted(self, text: str) -> None:
+        self.runner.perform(Action(id="send", text=text))
+
+    def _on_actors_edited(self) -> None:
+        self.context_view.schedule_refresh()
+        self.toolbar.schedule_refresh()
+
+    def _on_bridge_notice(self, level: str, message: str, hint: str) -> None:
+        if level in ("error", "warning"):
+            self.banner.show_notice(level, message, hint)
+        else:
+            self.status.showMessage(message, 8000)
+
+    def _on_runner_failed(self, level: str, message: str, hint: str) -> None:
+        self.banner.show_notice(level, message, hint)
+
+    def _on_runner_client_changed(self) -> None:
+        self.status.set_connection(self.runner.offline, self.runner.choice.client.endpoint)
+        self.context_view.set_online(not self.runner.offline)
+        self._update_title()
+
+    def _on_bridge_state_changed(self, part: str) -> None:
+        if part in ("ended", "turn"):
+            self._update_title()
+
+    def _update_title(self) -> None:
+        state = self.bridge.state()
+        parts = [state.title if state is not None else "No session", "Roundtable"]
+        if self.bridge.read_only:
+            parts.insert(1, "Replay")
+        elif state is not None and state.ended:
+            parts.insert(1, "Ended")
+        if self.runner.offline:
+            parts.append("Offline")
+        self.setWindowTitle(" — ".join(parts))
+
+    # -- closing --------------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        if self._may_close:
+            event.accept()
+            self.closed.emit()
+            return
+        event.ignore()
+        if self._closing is None:
+            self.save_layout()  # while the window still has its real geometry
+            self._closing = asyncio.ensure_future(self._finish_work_then_close())
+
+    async def _finish_work_then_close(self) -> None:
+        try:
+            await self.runner.shutdown()
+        except Exception:
+            log.exception("shutting the session down failed")
+        finally:
+            self._may_close = True
+            self.close()
+
+
+def _float(value: object, default: float) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default

@@ -1,0 +1,259 @@
+"""The window's menus and what their File entries do: New session, Open recent, Replay,
+Export, Settings, Quit; View: dock toggles, theme, zoom, presenter mode; Session: the
+toolbar's actions (the same QAction objects, so their shortcuts always work).
+
+File dialogs and the settings dialog are opened with `.open()` (never `exec()`), and
+their results arrive through signals. Must hold no engine logic: it calls the runner,
+the store's export and the window.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QInputDialog, QMenu, QToolBar, QWidget
+
+from roundtable_desktop.store.database import StoreError
+from roundtable_desktop.store.export import export_session
+from roundtable_desktop.ui.dock_set import REPLAY_CANDIDATES, SETTINGS_CANDIDATES, first_class
+from roundtable_desktop.ui.theme import THEMES
+
+if TYPE_CHECKING:
+    from roundtable_desktop.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+EXPORT_FORMATS = (("html", "HTML", "HTML page (*.html)"),
+                  ("md", "Markdown", "Markdown (*.md)"),
+                  ("json", "JSON", "JSON (*.json)"))
+RECENT_LIMIT = 12
+
+
+class WindowMenus(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self._dialogs: list[QWidget] = []  # non-modal dialogs kept alive while open
+        self.replay_widget: QWidget | None = None
+        bar = window.menuBar()
+        self.file_menu = bar.addMenu("&File")
+        self.view_menu = bar.addMenu("&View")
+        self.session_menu = bar.addMenu("&Session")
+        self._build_file_menu()
+        self._build_view_menu()
+        self._build_session_menu()
+        window.bridge.sessionChanged.connect(self.sync_checks)
+
+    # -- File ---------------------------------------------------------------------------------
+    def _build_file_menu(self) -> None:
+        menu = self.file_menu
+        self.new_action = self._add(menu, "&New session", "Ctrl+N", self._on_new_triggered)
+        self.recent_menu = menu.addMenu("Open &recent")
+        self.recent_menu.setObjectName("recentMenu")
+        self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
+        self.replay_action = self._add(menu, "Re&play session…", "Ctrl+Shift+R",
+                                       self._on_replay_triggered)
+        self.live_action = self._add(menu, "Back to the &live session", "",
+                                     self._on_live_triggered)
+        menu.addSeparator()
+        export_menu = menu.addMenu("&Export")
+        self.export_actions: dict[str, QAction] = {}
+        for fmt, label, _ in EXPORT_FORMATS:
+            self.export_actions[fmt] = self._add(export_menu, f"Export as {label}…", "",
+                                                 lambda _=False, f=fmt: self.export(f))
+        menu.addSeparator()
+        self.settings_action = self._add(menu, "&Settings…", "Ctrl+,", self.open_settings)
+        menu.addSeparator()
+        self.quit_action = self._add(menu, "&Quit", "Ctrl+Q", self.window.close)
+
+    def _on_new_triggered(self) -> None:
+        toolbar = self.window.toolbar
+        self.window.runner.start_new(toolbar.session_kind(), toolbar.scenario())
+
+    def fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        try:
+            sessions = self.window.runner.store.list_sessions(limit=RECENT_LIMIT)
+        except StoreError as exc:
+            self.window.show_notice("error", str(exc), "Check the data folder.")
+            return
+        current = self.window.bridge.session_id()
+        shown = 0
+        for info in sessions:
+            if info.id == current or info.kind != "roundtable":
+                continue
+            when = datetime.fromtimestamp(info.updated_at).strftime("%d %b %H:%M")
+            label = f"{info.title} — {when} — {info.call_count} calls ({info.status})"
+            action = self.recent_menu.addAction(label.replace("&", "&&"))
+            action.triggered.connect(lambda _=False, sid=info.id: self.window.runner.reopen(sid))
+            shown += 1
+        if not shown:
+            self.recent_menu.addAction("No other sessions yet").setEnabled(False)
+
+    def export(self, fmt: str) -> None:
+        session_id = self.window.bridge.session_id()
+        if session_id is None:
+            self.window.show_notice("warning", "There is no session to export.", "")
+            return
+        label, pattern = next((lab, pat) for f, lab, pat in EXPORT_FORMATS if f == fmt)
+        dialog = QFileDialog(self.window, f"Export session as {label}")
+        dialog.setObjectName(f"exportDialog_{fmt}")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter(pattern)
+        dialog.setDefaultSuffix(fmt)
+        dialog.selectFile(f"meeting-{session_id[:8]}.{fmt}")
+        dialog.fileSelected.connect(
+            lambda path, f=fmt, sid=session_id: self.write_export(Path(path), f, sid))
+        self._keep_open(dialog)
+
+    def write_export(self, path: Path, fmt: str, session_id: str) -> None:
+        store = self.window.bridge.store() or self.window.runner.store
+        try:
+            text = export_session(store, session_id, fmt)  # type: ignore[arg-type]
+            path.write_text(text, encoding="utf-8")
+        except (OSError, StoreError) as exc:
+            self.window.show_notice("error", f"Could not export to {path}: {exc}",
+                                    "Choose a folder you can write to.")
+            return
+        self.window.status.showMessage(f"Exported to {path}", 8000)
+
+    def open_settings(self) -> None:
+        cls, problem = first_class(SETTINGS_CANDIDATES)
+        if cls is None:
+            self.window.show_notice("warning", problem or "The settings dialog is not built yet.",
+                                    "Run headless with: roundtable run --base-url ... instead.")
+            return
+        dialog = cls(self.window.settings, self.window.key_store, self.window)
+        dialog.accepted.connect(self.window.runner.rebuild_client)
+        self._keep_open(dialog)
+
+    def _keep_open(self, dialog: Any) -> None:
+        self._dialogs.append(dialog)
+        dialog.finished.connect(lambda _=0, d=dialog: self._forget(d))
+        dialog.open()
+
+    def _forget(self, dialog: QWidget) -> None:
+        if dialog in self._dialogs:
+            self._dialogs.remove(dialog)
+        dialog.deleteLater()
+
+    # -- Replay -----------------------------------------------------------------------------
+    def _on_replay_triggered(self) -> None:
+        try:
+            sessions = self.window.runner.store.list_sessions(limit=50)
+        except StoreError as exc:
+            self.window.show_notice("error", str(exc), "Check the data folder.")
+            return
+        sessions = [s for s in sessions if s.call_count > 0]
+        if not sessions:
+            self.window.show_notice("info", "No stored session has any calls to replay yet.",
+                                    "Run a few turns first.")
+            return
+        labels = [f"{s.title} — {datetime.fromtimestamp(s.updated_at):%d %b %H:%M} — "
+                  f"{s.call_count} calls [{s.id[:8]}]" for s in sessions]
+        dialog = QInputDialog(self.window)
+        dialog.setObjectName("replayChooser")
+        dialog.setWindowTitle("Replay session")
+        dialog.setLabelText("Session to step through:")
+        dialog.setComboBoxItems(labels)
+        dialog.textValueSelected.connect(
+            lambda text: self.start_replay(sessions[labels.index(text)].id)
+            if text in labels else None)
+        self._keep_open(dialog)
+
+    def start_replay(self, session_id: str) -> None:
+        widget = self._replay_widget()
+        if widget is None:
+            return
+        loader = next((getattr(widget, n) for n in ("load_session", "open_session", "load")
+                       if callable(getattr(widget, n, None))), None)
+        if loader is None:
+            self.window.show_notice("warning", "The replay controls cannot open a session.", "")
+            return
+        loader(self.window.runner.store, session_id)
+        widget.show()
+        self.sync_checks()
+
+    def _replay_widget(self) -> QWidget | None:
+        if self.replay_widget is not None:
+            return self.replay_widget
+        cls, problem = first_class(REPLAY_CANDIDATES)
+        if cls is None:
+            self.window.show_notice("warning", problem or "Replay is not built yet.",
+                                    "Export the session as HTML to read its calls.")
+            return None
+        widget = cls(self.window.bridge, self.window)
+        if isinstance(widget, QDockWidget):
+            self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, widget)
+        elif isinstance(widget, QToolBar):
+            self.window.addToolBarBreak()
+            self.window.addToolBar(widget)
+        signal = getattr(widget, "payloadChanged", None)
+        if signal is not None:
+            signal.connect(lambda doc: self.window.context_view.show_document(doc, "Replay"))
+        self.replay_widget = widget
+        return widget
+
+    def _on_live_triggered(self) -> None:
+        if self.replay_widget is not None:
+            self.replay_widget.hide()
+        self.window.runner.return_to_live()
+        self.sync_checks()
+
+    # -- View -------------------------------------------------------------------------------
+    def _build_view_menu(self) -> None:
+        menu = self.view_menu
+        docks_menu = menu.addMenu("&Docks")
+        for dock in self.window.docks.values():
+            docks_menu.addAction(dock.toggleViewAction())
+        docks_menu.addAction(self.window.toolbar.toggleViewAction())
+        menu.addSeparator()
+        self.theme_group = QActionGroup(self)
+        self.theme_actions: dict[str, QAction] = {}
+        for theme in THEMES:
+            action = self._add(menu, f"{theme.capitalize()} high-contrast theme", "",
+                               lambda _=False, t=theme: self.window.set_theme(t))
+            action.setCheckable(True)
+            self.theme_group.addAction(action)
+            self.theme_actions[theme] = action
+        menu.addSeparator()
+        self.zoom_in_action = self._add(menu, "Zoom &in", "Ctrl+=",
+                                        lambda: self.window.zoom_by(1))
+        self.zoom_in_action.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])
+        self.zoom_out_action = self._add(menu, "Zoom &out", "Ctrl+-",
+                                         lambda: self.window.zoom_by(-1))
+        self.zoom_reset_action = self._add(menu, "&Reset zoom", "Ctrl+0",
+                                           lambda: self.window.zoom_by(0))
+        menu.addSeparator()
+        self.presenter_action = self._add(menu, "&Presenter mode (full screen)", "F11",
+                                          self._on_presenter_toggled)
+        self.presenter_action.setCheckable(True)
+
+    def _on_presenter_toggled(self, checked: bool) -> None:
+        self.window.set_presenter_mode(checked)
+
+    # -- Session ----------------------------------------------------------------------------
+    def _build_session_menu(self) -> None:
+        for qaction in self.window.toolbar.qactions.values():
+            self.session_menu.addAction(qaction)
+
+    # -- helpers ------------------------------------------------------------------------------
+    def sync_checks(self) -> None:
+        """Make checkable entries match the window (theme, presenter, replay)."""
+        for theme, action in self.theme_actions.items():
+            action.setChecked(theme == self.window.theme)
+        self.presenter_action.setChecked(self.window.isFullScreen())
+        self.live_action.setEnabled(self.window.bridge.read_only)
+
+    def _add(self, menu: QMenu, text: str, shortcut: str, slot: Any) -> QAction:
+        action = QAction(text, self.window)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
