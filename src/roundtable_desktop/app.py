@@ -34,7 +34,7 @@ from roundtable_desktop.store.records import SessionInfo
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.excepthook import UnhandledRouter
 from roundtable_desktop.ui.main_window import MainWindow
-from roundtable_desktop.ui.session_runner import ClientChoice, SessionRunner
+from roundtable_desktop.ui.session_runner import ClientChoice, ClientFactory, SessionRunner
 from roundtable_desktop.ui.settings_store import AppSettings
 
 log = logging.getLogger(__name__)
@@ -122,18 +122,27 @@ class _FirstPaint(QObject):
         return False
 
 
+def compose_window(
+    store: SessionStore, *, client_factory: ClientFactory | None = None,
+    settings: AppSettings | None = None, keys: KeyStore | None = None,
+) -> MainWindow:
+    """The window with its bridge and runner; tests and bench/ use it with their client."""
+    keys = keys or KeyStore()
+    settings = settings or AppSettings()
+    factory = client_factory or (lambda: choose_client(settings, keys))
+    bridge = EngineBridge(QApplication.instance())
+    runner = SessionRunner(bridge, store=store, source=MockCatalog.load(), client_factory=factory)
+    return MainWindow(bridge=bridge, runner=runner, settings=settings, key_store=keys)
+
+
 async def run_window(app: QApplication, options: Options) -> int:
     try:
         store = SessionStore.open(default_db_path())
     except StoreError as exc:
         print(f"roundtable: {exc}", file=sys.stderr)
         return 2
-    keys, settings = KeyStore(), AppSettings()
-    catalog = MockCatalog.load()
-    bridge = EngineBridge(app)
-    runner = SessionRunner(bridge, store=store, source=catalog,
-                           client_factory=lambda: choose_client(settings, keys))
-    window = MainWindow(bridge=bridge, runner=runner, settings=settings, key_store=keys)
+    window = compose_window(store)
+    runner = window.runner
     loop = asyncio.get_running_loop()
     router = UnhandledRouter(window.show_notice)
     router.install(loop)

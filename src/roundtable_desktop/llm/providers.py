@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
+from roundtable_desktop.llm.openai_compat import OpenAICompatClient, is_local_host
 
 
 class ProviderPreset(BaseModel):
@@ -52,16 +53,12 @@ class ModelSettings(BaseModel):
 
 def is_local(base_url: str) -> bool:
     """A loopback server (llama.cpp, Ollama, LM Studio) that needs no key."""
-    from roundtable_desktop.llm.openai_compat import is_local_host
-
     return is_local_host(urlparse(base_url).hostname or "")
 
 
 def make_client(settings: ModelSettings, api_key: str | None) -> ChatClient:
     if settings.provider == "offline" or not settings.base_url:
         return OfflineClient(delay_s=settings.offline_delay_s)
-    from roundtable_desktop.llm.openai_compat import OpenAICompatClient
-
     return OpenAICompatClient(
         settings.base_url,
         api_key,

@@ -140,6 +140,9 @@ class TranscriptDock(BridgeDock):
     def _on_bridge_call_started(self, event: CallStarted) -> None:
         self.flush_tokens()
         self._end_live()
+        # Lines from the tools that ran just before this call go above the reply.
+        self._refresh_timer.stop()
+        self.refresh()
         state = self.state()
         actor = state.actor_by_id(event.actor_id) if state and event.actor_id else None
         name = actor.name if actor else (event.actor_id or "The model")
