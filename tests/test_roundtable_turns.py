@@ -101,3 +101,12 @@ def test_max_inferences_per_turn_stops_reinferring(meeting, scripted):
         if meeting.state.phase == "tools_pending":
             act(meeting, "run_tools")
     assert len(scripted.requests) == meeting.max_inferences_per_turn
+
+
+def test_a_restored_session_is_not_connected_to_mcp(meeting, scripted, catalog):
+    from roundtable_desktop.protocols.roundtable import RoundtableSession
+
+    meeting.state.mcp_status, meeting.state.mcp_tools = "connected", ["search_videos"]
+    restored = RoundtableSession.restore(meeting.state_dict(), client=scripted, source=catalog)
+    assert restored.state.mcp_status == "not connected" and restored.state.mcp_tools == []
+    assert "Status: not connected" in restored.pending_payloads()[0].document

@@ -116,7 +116,7 @@ class _FirstPaint(QObject):
         super().__init__(parent)
         self._done = done
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Paint and not self._done.done():
             self._done.set_result(time.time())
         return False
@@ -164,34 +164,47 @@ async def run_window(app: QApplication, options: Options) -> int:
             window.show()
         if options.self_test == "paint":
             print(f"FIRST_PAINT {await painted:.6f}", flush=True)
+        await asyncio.gather(runner.start_new(), return_exceptions=True)
+        if runner.choice.note:
+            window.show_notice("warning", runner.choice.note,
+                               "Open Settings (Ctrl+,) to set a key or choose a provider.")
+        if last is not None:
+            window.offer_continue(last)
+        if options.self_test == "paint":
+            if await _view_ready(window):
+                print(f"VIEW_READY {time.time():.6f}", flush=True)
             window.close()
-        else:
-            await asyncio.gather(runner.start_new(), return_exceptions=True)
-            if runner.choice.note:
-                window.show_notice("warning", runner.choice.note,
-                                   "Open Settings (Ctrl+,) to set a key or choose a provider.")
-            if last is not None:
-                window.offer_continue(last)
-            if options.self_test:
-                return await _self_test(window, runner, closed)
+        elif options.self_test:
+            return await _self_test(window, runner, closed)
         await closed
         return 0
     finally:
         router.uninstall(loop)
-        window.deleteLater()  # pages go before the profile the application owns
+        # Pages go before the profile the application owns, and before the loop's end
+        # emits aboutToQuit (QtWebEngine shuts down on it).
+        window.deleteLater()
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+        await loop.shutdown_asyncgens()  # qasync does not, unlike asyncio.run
         store.close()
+
+
+async def _view_ready(window: MainWindow, timeout_s: float = 30.0) -> bool:
+    """Wait until the context view has loaded its first payload."""
+    loaded: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+    window.context_view.documentShown.connect(
+        lambda: None if loaded.done() else loaded.set_result(True))
+    if window.context_view.loaded:
+        return True
+    try:
+        return await asyncio.wait_for(loaded, timeout_s)
+    except TimeoutError:
+        return False
 
 
 async def _self_test(window: MainWindow, runner: SessionRunner,
                      closed: asyncio.Future[None]) -> int:
     """One offline turn through the window; prints what a packaged build needs checked."""
-    loaded = asyncio.get_running_loop().create_future()
-    window.context_view.documentShown.connect(
-        lambda: None if loaded.done() else loaded.set_result(True))
-    if window.context_view.loaded:
-        loaded.set_result(True)
-    ok_view = await asyncio.wait_for(loaded, 30)
+    ok_view = await _view_ready(window)
     task = runner.perform(Action(id="infer"))
     if task is not None:
         await asyncio.gather(task, return_exceptions=True)

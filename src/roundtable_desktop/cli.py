@@ -1,8 +1,10 @@
 """The command line: run a session headless, export one, list them, open the window.
 
 `roundtable` with no arguments opens the window; `roundtable run` runs the same engine
-headless and prints the meeting live; `roundtable export` writes HTML, Markdown or JSON.
-The API key comes from the OS keyring or ROUNDTABLE_API_KEY, never from an argument.
+headless and prints the meeting live; `roundtable export` writes HTML, Markdown or JSON;
+`roundtable serve-mcp` serves the bundled YouTube MCP server.
+The API key comes from the OS keyring or ROUNDTABLE_API_KEY, never from an argument
+(the YouTube key likewise: keyring or ROUNDTABLE_YOUTUBE_KEY).
 Every error is one clear line and a non-zero exit, never a traceback.
 Must not import Qt at module level (the window is imported only when asked for).
 """
@@ -13,6 +15,7 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from roundtable_desktop import __version__
 from roundtable_desktop.cli_output import MeetingPrinter, print_suggestions
@@ -31,10 +34,16 @@ from roundtable_desktop.protocols.launch import (
     start_session,
 )
 from roundtable_desktop.protocols.roundtable import RoundtableSession
+from roundtable_desktop.protocols.roundtable_mcp import attach_mcp, detach_mcp
+from roundtable_desktop.protocols.source_setup import make_candidate_source
+from roundtable_desktop.sources import mcp_address
 from roundtable_desktop.sources.base import SourceError
-from roundtable_desktop.sources.mock_catalog import MockCatalog
+from roundtable_desktop.sources.mcp_model import McpError
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.export import export_session
+
+if TYPE_CHECKING:
+    from roundtable_desktop.sources.mcp_client import McpConnection
 
 
 class CliError(Exception):
@@ -60,6 +69,16 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--continue", dest="resume", metavar="SESSION",
                      help="continue a stored session (id or unique prefix)")
     run.add_argument("--quiet", action="store_true", help="print only the final suggestions")
+    run.add_argument("--mcp", metavar="URL",
+                     help="connect to an MCP server first, e.g. http://127.0.0.1:8081/mcp "
+                          "(if it fails, the meeting runs without MCP)")
+
+    mcp = sub.add_parser("serve-mcp", help="serve the bundled YouTube MCP server")
+    mcp.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    mcp.add_argument("--port", type=int, default=8081,
+                     help="port (default 8081; 0 picks a free one)")
+    mcp.add_argument("--until-stdin-closes", action="store_true",
+                     help="stop when standard input closes (the app starts it this way)")
 
     exp = sub.add_parser("export", help="export a stored session")
     exp.add_argument("session", nargs="?", help="session id or prefix (default: the latest)")
@@ -116,21 +135,27 @@ async def _drive(handle: SessionHandle, turns: int) -> int:
 async def _run(args: argparse.Namespace) -> int:
     settings, key = _model_settings(args)
     client = make_client(settings, key)
-    catalog = MockCatalog.load()
+    source = make_candidate_source(KeyStore())
     store = _open_store(args.db)
     printer = MeetingPrinter(quiet=args.quiet)
+    connection: McpConnection | None = None
     try:
         if args.resume:
             session_id = store.resolve_session(args.resume)
-            handle = reopen_session(session_id, store=store, client=client, source=catalog)
+            handle = reopen_session(session_id, store=store, client=client, source=source)
         else:
-            handle = await start_session(args.kind, store=store, client=client, source=catalog,
+            handle = await start_session(args.kind, store=store, client=client, source=source,
                                          model=settings.model, provider=settings.provider,
                                          scenario=args.scenario)
         handle.bus.subscribe(printer)
         session = handle.session
         assert isinstance(session, RoundtableSession)
         printer.names = {a.id: a.name for a in session.state.actors}
+        if args.mcp:
+            connection = await _connect_mcp(args.mcp, printer)
+            attach_mcp(session, connection)
+        else:
+            detach_mcp(session)  # a continued session may still say it was connected
         try:
             code = await _drive(handle, args.turns)
         except asyncio.CancelledError:
@@ -141,8 +166,44 @@ async def _run(args: argparse.Namespace) -> int:
             printer.line("Stopped after repeated failed calls (see the messages above).")
         return code
     finally:
+        if connection is not None:
+            await connection.disconnect()
         await client.aclose()
         store.close()
+
+
+async def _connect_mcp(url: str, printer: MeetingPrinter) -> McpConnection:
+    """Connect before the meeting; on failure say so in one line and go on without MCP.
+    Imported here: the MCP SDK takes a second to load and only --mcp needs it."""
+    from roundtable_desktop.sources.mcp_client import McpConnection
+
+    connection = McpConnection()
+    try:
+        await connection.connect(url)
+    except McpError as exc:
+        print(f"! {exc} The meeting runs without MCP.", file=sys.stderr, flush=True)
+        return connection
+    printer.line(f"MCP: {connection.status}: {', '.join(connection.tool_names) or 'no tools'}.")
+    return connection
+
+
+def _serve_mcp(args: argparse.Namespace) -> int:
+    """Bind first (a busy port fails at once), then import and build the server, then say
+    it is ready and serve until Ctrl+C. Imported here: `run` need not load the MCP SDK."""
+    try:
+        sock = mcp_address.bind_socket(args.host, args.port)
+    except mcp_address.McpServeError as exc:
+        raise CliError(str(exc)) from None
+    with sock:
+        from roundtable_desktop.sources import mcp_server
+
+        source = make_candidate_source(KeyStore())
+        server = mcp_server.build_server(source, delay_s=mcp_address.delay_from_env())
+        url = mcp_address.endpoint_url(args.host, sock.getsockname()[1])
+        print(f"{mcp_address.READY_PREFIX}{url} with videos from {source.status}. "
+              "Ctrl+C stops it.", flush=True)
+        mcp_server.serve(server, sock, args.host, until_stdin_closes=args.until_stdin_closes)
+    return 0
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -198,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
         return _exit(lambda: _export(args))
     if args.command == "sessions":
         return _exit(lambda: _sessions(args))
+    if args.command == "serve-mcp":
+        return _exit(lambda: _serve_mcp(args))
     _parser().print_help()
     return 2
 

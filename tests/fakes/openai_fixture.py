@@ -9,14 +9,14 @@ Must not sleep for fixed times: it waits for the port line and polls /_health.
 from __future__ import annotations
 
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+
+from tests.fakes.peer_process import start_peer, stop_peer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STARTUP_TIMEOUT_S = 15.0
@@ -67,41 +67,19 @@ class FakeOpenAI:
 
 def start_fake_openai() -> tuple[subprocess.Popen[str], FakeOpenAI]:
     """Start the server process and wait until it answers; for fixtures and benches."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.openai_server", "--port", "0"],
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    first_line = process.stdout.readline().strip()
-    if not first_line.isdigit():
-        process.kill()
-        raise RuntimeError(f"The fake OpenAI server did not start (it said {first_line!r}).")
-    handle = FakeOpenAI(int(first_line))
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while not handle.healthy():
-        if time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError("The fake OpenAI server did not answer while starting.")
-        try:  # doubles as the poll interval and as the check that it is still alive
-            process.wait(timeout=0.02)
-        except subprocess.TimeoutExpired:
-            continue
-        raise RuntimeError("The fake OpenAI server exited while starting.")
-    return process, handle
+    handles: dict[int, FakeOpenAI] = {}
+
+    def healthy(port: int) -> bool:
+        handle = handles.setdefault(port, FakeOpenAI(port))
+        return handle.healthy()
+
+    process, port = start_peer("tests.fakes.openai_server", "fake OpenAI server", healthy)
+    return process, handles[port]
 
 
 def stop_fake_openai(process: subprocess.Popen[str], handle: FakeOpenAI) -> None:
     handle.close()
-    process.terminate()
-    try:
-        process.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=5)
-    if process.stdout is not None:
-        process.stdout.close()
+    stop_peer(process)
 
 
 @pytest.fixture(scope="session")

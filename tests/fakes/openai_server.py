@@ -42,6 +42,8 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.fakes.peer_process import stop_when_stdin_closes
+
 DEFAULT_TEXT = "CALL: passTurn()"
 _TOKEN = re.compile(r"\s*\S+|\s+")
 
@@ -363,6 +365,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     server = FakeServer(args.port)
     print(server.server_address[1], flush=True)
+    stop_when_stdin_closes(server)
     try:
         server.serve_forever(poll_interval=0.05)
     except KeyboardInterrupt:

@@ -3,7 +3,8 @@
 It parses the XHTML payload (the same one a real model gets), ranks the visible
 candidates against the interests in its own actor prompt, commits picks with real ids
 (rankCandidates + updateSuggestions), writes notes and whiteboard lines, fetches when
-coverage is thin, passes when it has nothing new, and, as Administrator, finalizes a
+coverage is thin (through fetchCandidatesMCP when the MCP section says connected and
+lists search_videos), passes when it has nothing new, and, as Administrator, finalizes a
 balanced list in round three. Deterministic for a given payload and seed.
 Must not import application state or other layers: it only reads the request.
 """
@@ -47,6 +48,7 @@ class _View:
     watched: list[str] = field(default_factory=list)
     seats: int = 1
     query: str = ""
+    mcp_search: bool = False  # the MCP section says connected and lists search_videos
 
 
 def _texts(root: etree._Element, path: str) -> list[str]:
@@ -92,7 +94,17 @@ def read_view(payload: str) -> _View | None:
     count = " ".join(_texts(root, "//x:section[@id='candidates']/x:p[@class='count']"))
     if m := re.search(r'for "([^"]*)"', count):
         view.query = m.group(1)
+    status = " ".join(_texts(root, "//x:section[@id='mcp']/x:p[@class='status']"))
+    tools = " ".join(_texts(root, "//x:section[@id='mcp']/x:p[@class='tools']"))
+    view.mcp_search = status.startswith("Status: connected") and re.search(
+        r"\bsearch_videos\b", tools) is not None
     return view
+
+
+def _fetch(view: _View, query: str) -> str:
+    """The fetch call: through MCP when the context window offers it, else direct."""
+    tool = "fetchCandidatesMCP" if view.mcp_search else "fetchCandidates"
+    return f"CALL: {tool}({_q(query)})"
 
 
 def _has(text: str, phrase: str) -> bool:
@@ -144,7 +156,7 @@ def _participant(view: _View, seed: int) -> list[str]:
             if fact:
                 lines.append(f"CALL: expandFact({fact})")
             lines += [
-                f"CALL: fetchCandidates({_q(query)})",
+                _fetch(view, query),
                 f"CALL: addActorNote({_q(f'Fetched {query!r}; rank and commit from it.')})",
                 "CALL: awaitResults()",
             ]
@@ -183,7 +195,7 @@ def _administrator(view: _View, seed: int) -> list[str]:
     if view.round == 1 and not view.notes:
         lines = []
         if len(view.candidates) < 6:
-            lines.append(f"CALL: fetchCandidates({_q(' '.join(view.interests[:3]) or 'llm')})")
+            lines.append(_fetch(view, " ".join(view.interests[:3]) or "llm"))
         for fid, _ in view.collapsed_facts[:2]:
             lines.append(f"CALL: expandFact({fid})")
         agenda = ("Agenda: each participant commits up to three picks for their area; "

@@ -115,6 +115,8 @@ class RoundtableSession(SessionProtocol):
         bus: EventBus | None = None, **kwargs: Any,
     ) -> RoundtableSession:
         state = MeetingState.model_validate(data["meeting"])
+        # A connection does not survive a restart: the window or CLI reattaches MCP.
+        state.mcp_status, state.mcp_tools = "not connected", []
         prompts = PromptSnapshot.model_validate(data["prompts"]) if data.get("prompts") else None
         # A reply whose tools never ran is kept; a stream cut by a crash simply re-runs.
         kwargs.setdefault("model", data.get("model", "offline"))

@@ -161,7 +161,9 @@ async def _fetch(run: _Run, spec: ToolSpec, call: ToolCall) -> ToolResult:
         else:
             found = await run.source.search(query or None)
     except SourceError as error:
-        raise Refusal(f"{error}; the candidate list is unchanged", ToolStatus.ERROR) from None
+        raise Refusal(
+            f"{str(error).rstrip('.')}; the candidate list is unchanged", ToolStatus.ERROR
+        ) from None
     except Exception as error:  # a source bug must not end the meeting nor leak details
         raise Refusal(
             f"{origin} failed unexpectedly ({type(error).__name__}); the candidate list is "

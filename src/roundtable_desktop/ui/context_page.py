@@ -85,7 +85,7 @@ class ContextPage(QWebEnginePage):
         self._expected_loads = 1
         self.setContent(data, XHTML_MIME, BASE_URL)
 
-    def acceptNavigationRequest(  # noqa: N802 (Qt override)
+    def acceptNavigationRequest(
         self, url: QUrl | str, navigation_type: QWebEnginePage.NavigationType, is_main_frame: bool
     ) -> bool:
         qurl = QUrl(url)
@@ -96,12 +96,12 @@ class ContextPage(QWebEnginePage):
         log.info("context view refused a navigation (%s)", navigation_type.name)
         return False
 
-    def createWindow(  # noqa: N802 (Qt override)
+    def createWindow(
         self, window_type: QWebEnginePage.WebWindowType
     ) -> QWebEnginePage | None:
         return None
 
-    def javaScriptConsoleMessage(  # noqa: N802 (Qt override)
+    def javaScriptConsoleMessage(
         self, level: QWebEnginePage.JavaScriptConsoleMessageLevel, message: str, line: int,
         source: str,
     ) -> None:

@@ -35,17 +35,22 @@ DOCKS: tuple[DockSpec, ...] = (
     DockSpec("docks.transcript_dock", "TranscriptDock", Area.BottomDockWidgetArea),
     DockSpec("docks.calls_dock", "CallsDock", Area.BottomDockWidgetArea,
              tab_with="TranscriptDock"),
-    DockSpec("docks.composer_dock", "ComposerDock", Area.BottomDockWidgetArea),
+    DockSpec("docks.composer_dock", "ComposerDock", Area.BottomDockWidgetArea,
+             tab_with="TranscriptDock"),
 )
 
 # Replay controls: the first of these that exists is used.
 REPLAY_CANDIDATES: tuple[tuple[str, str], ...] = (
+    ("replay_bar", "ReplayBar"),
     ("docks.replay_bar", "ReplayBar"),
     ("docks.replay_dock", "ReplayBar"),
     ("docks.replay_dock", "ReplayDock"),
     ("dialogs.replay_bar", "ReplayBar"),
     ("dialogs.replay_dialog", "ReplayBar"),
     ("dialogs.replay_dialog", "ReplayDialog"),
+)
+SESSION_LIST_CANDIDATES: tuple[tuple[str, str], ...] = (
+    ("dialogs.session_list_dialog", "SessionListDialog"),
 )
 SETTINGS_CANDIDATES: tuple[tuple[str, str], ...] = (
     ("dialogs.settings_dialog", "SettingsDialog"),

@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QVBoxLayout, QWidget
 
 from roundtable_desktop.llm.keys import KeyStore
 from roundtable_desktop.protocols.base import Action
@@ -154,9 +154,7 @@ class MainWindow(QMainWindow):
         self.apply_look()
 
     def apply_look(self) -> None:
-        app = QApplication.instance()
-        if isinstance(app, QApplication):
-            apply_theme(app, self._theme, self._zoom)
+        apply_theme(self, self._theme, self._zoom)
         self.context_view.set_theme(self._theme)
         self.context_view.set_zoom(self._zoom)
         self.menus.sync_checks()
@@ -210,10 +208,7 @@ class MainWindow(QMainWindow):
         self.toolbar.schedule_refresh()
 
     def _on_bridge_notice(self, level: str, message: str, hint: str) -> None:
-        if level in ("error", "warning"):
-            self.banner.show_notice(level, message, hint)
-        else:
-            self.status.showMessage(message, 8000)
+        self.banner.show_notice(level, message, hint)
 
     def _on_runner_failed(self, level: str, message: str, hint: str) -> None:
         self.banner.show_notice(level, message, hint)
@@ -226,6 +221,11 @@ class MainWindow(QMainWindow):
     def _on_bridge_state_changed(self, part: str) -> None:
         if part in ("ended", "turn"):
             self._update_title()
+        state = self.bridge.state()
+        composer = self.docks.get("composerDock")
+        if part == "turn" and state is not None and state.actor.human and composer is not None:
+            composer.show()
+            composer.raise_()  # a human seat's turn: bring the composer forward
 
     def _update_title(self) -> None:
         state = self.bridge.state()
@@ -239,7 +239,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(" — ".join(parts))
 
     # -- closing --------------------------------------------------------------------------------
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self._may_close:
             event.accept()
             self.closed.emit()

@@ -96,6 +96,7 @@ class ReplayBar(QToolBar):
 
         self.title_label = QLabel("Replay")
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.title_label.setMaximumWidth(360)
         font = self.title_label.font()
         font.setBold(True)
         self.title_label.setFont(font)
@@ -108,7 +109,7 @@ class ReplayBar(QToolBar):
         self.leave_action = QAction("Leave replay", self)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setObjectName("replaySlider")
-        self.slider.setMinimumWidth(240)
+        self.slider.setFixedWidth(280)
         self.slider.setPageStep(1)
         self.step_label = QLabel()
         self.step_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -149,11 +150,17 @@ class ReplayBar(QToolBar):
         self._steps = replay_steps(store, session_id)
         self._states = {}
         self._index = -1
-        self.title_label.setText(f"Replay: {record.title} ({record.kind}, {session_id[:8]})")
+        title = f"Replay: {record.title} ({record.kind}, {session_id[:8]})"
+        self.title_label.setToolTip(title)
+        metrics = self.title_label.fontMetrics()
+        self.title_label.setText(
+            metrics.elidedText(title, Qt.TextElideMode.ElideMiddle, self.title_label.maximumWidth())
+        )
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(0, len(self._steps) - 1))
         self.slider.setValue(0)
         self.slider.blockSignals(False)
+        self.show()
         if self._steps:
             self.set_step(0)
         else:
@@ -179,7 +186,9 @@ class ReplayBar(QToolBar):
         self.slider.blockSignals(True)
         self.slider.setValue(index)
         self.slider.blockSignals(False)
-        self.step_label.setText(self._describe(step, state))
+        short, full = self._describe(step, state)
+        self.step_label.setText(short)
+        self.step_label.setToolTip(full)
         self._update_controls()
         self.payloadChanged.emit(step.call.user_text())
         self.stepChanged.emit(index, len(self._steps))
@@ -191,24 +200,28 @@ class ReplayBar(QToolBar):
         self.set_step(self._index - 1)
 
     def leave(self) -> None:
-        """Stop replaying; the window re-attaches the live session on `closed`."""
-        if self.bridge.read_only:
-            self.bridge.detach()
+        """Stop replaying and hide; the window re-attaches the live session on `closed`
+        (`bridge.attach` ends the replay state)."""
         self._steps, self._states, self._index = [], {}, -1
         self._store = self._session_id = None
         self._update_controls()
+        self.hide()
         self.closed.emit()
 
     # -- plumbing -----------------------------------------------------------------------
-    def _describe(self, step: ReplayStep, state: MeetingState | None) -> str:
+    def _describe(self, step: ReplayStep, state: MeetingState | None) -> tuple[str, str]:
+        """A short label for the bar and a full sentence for its tooltip."""
         call = step.call
         who = call.actor_id or "no actor"
         if state is not None and call.actor_id:
             actor = state.actor_by_id(call.actor_id)
             who = actor.name if actor else who
         turn = f" · turn {state.turn}" if state is not None else ""
-        return (f"Call {self._index + 1} of {len(self._steps)} · {who}{turn} · "
-                f"{call.status.value} · state after “{step.action}”")
+        short = f"{self._index + 1}/{len(self._steps)} · {who}{turn}"
+        full = (f"Call {self._index + 1} of {len(self._steps)} by {who}{turn}, "
+                f"{call.status.value}; the docks show the state after its action "
+                f"“{step.action}”, the view shows its payload exactly as sent.")
+        return short, full
 
     def _update_controls(self) -> None:
         has = bool(self._steps)

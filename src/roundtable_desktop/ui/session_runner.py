@@ -120,7 +120,8 @@ class SessionRunner(QObject):
                              "Start a new session (Ctrl+N) or leave the replay.")
             return None
         if self._action_task is not None and not self._action_task.done():
-            self.failed.emit("warning", "A step is already running.", "Wait for it, or press Stop (Esc).")
+            self.failed.emit("warning", "A step is already running.",
+                             "Wait for it, or press Stop (Esc).")
             return None
         spec = next((s for s in self._handle.session.actions() if s.id == action.id), None)
         if spec is not None and not spec.enabled:
@@ -240,7 +241,8 @@ class SessionRunner(QObject):
                 session.provider = self._choice.provider
         self.clientChanged.emit()
         if self._choice.note:
-            self.failed.emit("warning", self._choice.note, "Open Settings (Ctrl+,) to change the provider.")
+            self.failed.emit("warning", self._choice.note,
+                             "Open Settings (Ctrl+,) to change the provider.")
         await self._close_client(old.client)
 
     @staticmethod

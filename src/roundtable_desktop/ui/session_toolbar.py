@@ -72,7 +72,8 @@ class SessionToolBar(QToolBar):
             qaction.setObjectName(f"action_{action_id}")
             qaction.setShortcut(QKeySequence(shortcut))
             qaction.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            qaction.triggered.connect(lambda _=False, aid=action_id: self._on_qaction_triggered(aid))
+            qaction.triggered.connect(
+                lambda _=False, aid=action_id: self._on_qaction_triggered(aid))
             self.qactions[action_id] = qaction
             if action_id == "auto":
                 self.addSeparator()

@@ -41,11 +41,14 @@ class SessionStatusBar(QStatusBar):
         self.phase_label.setObjectName("phaseLabel")
         self.turn_label = QLabel("", self)
         self.turn_label.setObjectName("turnLabel")
+        self.last_call_label = QLabel("", self)
+        self.last_call_label.setObjectName("lastCallLabel")
         self.badge = QLabel("Offline", self)
         self.badge.setObjectName("offlineBadge")
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.addWidget(self.phase_label, 3)
         self.addWidget(self.turn_label, 2)
+        self.addWidget(self.last_call_label, 2)
         self.addPermanentWidget(self.badge)
         bridge.phaseChanged.connect(self._on_bridge_phase_changed)
         bridge.tokenReceived.connect(self._on_bridge_token_received)
@@ -85,12 +88,13 @@ class SessionStatusBar(QStatusBar):
 
     def _on_bridge_call_finished(self, event: CallFinished) -> None:
         outcome = event.outcome
-        self.showMessage(
+        # A label, not showMessage(): temporary messages hide the phase line.
+        self.last_call_label.setText(
             f"Last call: {outcome.status.value}, {outcome.usage.completion_tokens} tokens, "
-            f"{outcome.latency_ms:,.0f} ms", 0)
+            f"{outcome.latency_ms:,.0f} ms")
 
     def _on_bridge_session_changed(self) -> None:
-        self.clearMessage()
+        self.last_call_label.setText("")
         self._phase = "replay" if self._bridge.read_only else (
             "ended" if (s := self._bridge.state()) is not None and s.ended else "idle")
         self._actor_id, self._detail, self._tokens = "", "", 0

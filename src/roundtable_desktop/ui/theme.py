@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QWidget
 
 THEMES = ("light", "dark")
 DEFAULT_THEME = "light"
@@ -154,10 +154,14 @@ def palette(theme: str) -> QPalette:
     return pal
 
 
-def apply_theme(app: QApplication, theme: str, zoom: float) -> None:
-    """Colours, font size and stylesheet for every widget of the application."""
-    app.setPalette(palette(theme))
-    font = QFont(app.font())
+def apply_theme(window: QWidget, theme: str, zoom: float) -> None:
+    """Colours, font size and stylesheet for `window` and everything parented to it.
+
+    Set on the window, not the application: an application-wide stylesheet re-polishes
+    every widget of the process, and leaves the look behind for whoever comes next.
+    """
+    window.setPalette(palette(theme))
+    font = QFont(window.font())
     font.setPointSizeF(point_size(zoom))
-    app.setFont(font)
-    app.setStyleSheet(window_stylesheet(theme, zoom))
+    window.setFont(font)
+    window.setStyleSheet(window_stylesheet(theme, zoom))

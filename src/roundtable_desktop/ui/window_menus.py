@@ -16,11 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QInputDialog, QMenu, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QToolBar, QWidget
 
 from roundtable_desktop.store.database import StoreError
 from roundtable_desktop.store.export import export_session
-from roundtable_desktop.ui.dock_set import REPLAY_CANDIDATES, SETTINGS_CANDIDATES, first_class
+from roundtable_desktop.ui.dock_set import (
+    REPLAY_CANDIDATES,
+    SESSION_LIST_CANDIDATES,
+    SETTINGS_CANDIDATES,
+    first_class,
+)
 from roundtable_desktop.ui.theme import THEMES
 
 if TYPE_CHECKING:
@@ -130,6 +135,10 @@ class WindowMenus(QObject):
             return
         dialog = cls(self.window.settings, self.window.key_store, self.window)
         dialog.accepted.connect(self.window.runner.rebuild_client)
+        saved = getattr(dialog, "saved", None)
+        if saved is not None:
+            saved.connect(lambda message: self.window.show_notice("info", message, "")
+                          if message else None)
         self._keep_open(dialog)
 
     def _keep_open(self, dialog: Any) -> None:
@@ -144,38 +153,25 @@ class WindowMenus(QObject):
 
     # -- Replay -----------------------------------------------------------------------------
     def _on_replay_triggered(self) -> None:
-        try:
-            sessions = self.window.runner.store.list_sessions(limit=50)
-        except StoreError as exc:
-            self.window.show_notice("error", str(exc), "Check the data folder.")
+        cls, problem = first_class(SESSION_LIST_CANDIDATES)
+        if cls is None:
+            self.window.show_notice("warning", problem or "Replay is not built yet.",
+                                    "Export the session as HTML to read its calls.")
             return
-        sessions = [s for s in sessions if s.call_count > 0]
-        if not sessions:
-            self.window.show_notice("info", "No stored session has any calls to replay yet.",
-                                    "Run a few turns first.")
-            return
-        labels = [f"{s.title} — {datetime.fromtimestamp(s.updated_at):%d %b %H:%M} — "
-                  f"{s.call_count} calls [{s.id[:8]}]" for s in sessions]
-        dialog = QInputDialog(self.window)
-        dialog.setObjectName("replayChooser")
-        dialog.setWindowTitle("Replay session")
-        dialog.setLabelText("Session to step through:")
-        dialog.setComboBoxItems(labels)
-        dialog.textValueSelected.connect(
-            lambda text: self.start_replay(sessions[labels.index(text)].id)
-            if text in labels else None)
+        dialog = cls(self.window.runner.store, self.window)
+        dialog.sessionChosen.connect(self.start_replay)
         self._keep_open(dialog)
 
     def start_replay(self, session_id: str) -> None:
+        """Step through a stored session read-only; the live session keeps running."""
         widget = self._replay_widget()
         if widget is None:
             return
-        loader = next((getattr(widget, n) for n in ("load_session", "open_session", "load")
-                       if callable(getattr(widget, n, None))), None)
-        if loader is None:
-            self.window.show_notice("warning", "The replay controls cannot open a session.", "")
+        try:
+            widget.open_session(self.window.runner.store, session_id)  # type: ignore[attr-defined]
+        except StoreError as exc:
+            self.window.show_notice("error", str(exc), "Choose another session.")
             return
-        loader(self.window.runner.store, session_id)
         widget.show()
         self.sync_checks()
 
@@ -193,13 +189,26 @@ class WindowMenus(QObject):
         elif isinstance(widget, QToolBar):
             self.window.addToolBarBreak()
             self.window.addToolBar(widget)
-        signal = getattr(widget, "payloadChanged", None)
-        if signal is not None:
-            signal.connect(lambda doc: self.window.context_view.show_document(doc, "Replay"))
+        payload_changed = getattr(widget, "payloadChanged", None)
+        if payload_changed is not None:
+            payload_changed.connect(self._on_replay_payload_changed)
+        closed = getattr(widget, "closed", None)
+        if closed is not None:
+            closed.connect(self._on_replay_closed)
         self.replay_widget = widget
         return widget
 
+    def _on_replay_payload_changed(self, document: str) -> None:
+        self.window.context_view.show_document(document, "Replay — this payload as it was sent")
+
     def _on_live_triggered(self) -> None:
+        leave = getattr(self.replay_widget, "leave", None)
+        if callable(leave):
+            leave()  # emits closed, which comes back to _on_replay_closed
+        else:
+            self._on_replay_closed()
+
+    def _on_replay_closed(self) -> None:
         if self.replay_widget is not None:
             self.replay_widget.hide()
         self.window.runner.return_to_live()

@@ -125,6 +125,7 @@ class CallDetailDialog(QDialog):
         self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.request_view = _code_view("requestView", request_json(call))
+        self.messages_view = _code_view("messagesView", payload_text(call))
         self.response_view = _code_view(
             "responseView", call.response_text or "(no response text was recorded)"
         )
@@ -136,6 +137,7 @@ class CallDetailDialog(QDialog):
         self.tabs.addTab(
             _with_copy(self.request_view, "Copy request", lambda: request_json(call)), "Request"
         )
+        self.tabs.addTab(self.messages_view, "Messages (unescaped)")
         self.tabs.addTab(
             _with_copy(self.response_view, "Copy response", lambda: call.response_text),
             "Response",
@@ -211,7 +213,8 @@ def _code_view(name: str, text: str) -> QPlainTextEdit:
     view.setObjectName(name)
     view.setReadOnly(True)
     view.setUndoRedoEnabled(False)
-    view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+    # Wrapped for reading: the payload is one very long JSON string; the text is unchanged.
+    view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
     font = QFont("DejaVu Sans Mono")
     font.setStyleHint(QFont.StyleHint.Monospace)
     font.setPointSizeF(max(view.font().pointSizeF(), 10.0))

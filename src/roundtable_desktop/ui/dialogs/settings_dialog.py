@@ -66,16 +66,19 @@ async def check_connection(settings: ModelSettings, api_key: str | None) -> str:
         max_tokens=1,
     )
     started = time.perf_counter()
+    finished = False
     try:
+        # Read the stream to its end (Finish is last) so every connection closes cleanly.
         async with contextlib.aclosing(client.stream(request)) as items:
             async for item in items:
-                if isinstance(item, Finish):
-                    break
+                finished = finished or isinstance(item, Finish)
     except LLMError as exc:
         return describe_failure(exc, client.host, settings.base_url)
     finally:
         await client.aclose()
     ms = (time.perf_counter() - started) * 1000
+    if not finished:
+        return f"{client.host} answered, but the reply ended before it was complete."
     return f"OK: {client.host} answered in {ms:.0f} ms with model {settings.model}."
 
 

@@ -124,7 +124,7 @@ class ActorsDock(BridgeDock):
 
         inner = QWidget()
         layout = QVBoxLayout(inner)
-        layout.addWidget(self.actor_list, 2)
+        layout.addWidget(self.actor_list)
         layout.addLayout(seat_row)
         layout.addWidget(self.blocked_label)
         layout.addWidget(self.editor_box, 3)
@@ -179,6 +179,10 @@ class ActorsDock(BridgeDock):
             if actor.id == self._selected_id:
                 self.actor_list.setCurrentItem(item)
         self.actor_list.blockSignals(False)
+        # Show every seat (at most 7) without scrolling.
+        rows = max(len(actors), 2)
+        row_height = self.actor_list.sizeHintForRow(0) if actors else self.fontMetrics().height()
+        self.actor_list.setMinimumHeight(rows * row_height + 2 * self.actor_list.frameWidth() + 4)
         if not self._dirty:
             self._load_form()
         self._update_enabled()

@@ -112,7 +112,7 @@ class CallsDock(BridgeDock):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(True)
         self.table.setToolTip("Double-click or press Enter to inspect a call.")
         # activated fires on double-click and on Enter/Return.
         self.table.activated.connect(self._on_table_activated)
@@ -172,15 +172,19 @@ class CallsDock(BridgeDock):
                 pass
         name = self.model.names.get(call.actor_id or "", call.actor_id)
         dialog = CallDetailDialog(call, previous, self, actor_name=name)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.destroyed.connect(lambda *_: self._forget(dialog))
+        # A bound slot, not a lambda holding the dialog: a lambda would keep the last
+        # reference to the wrapper and release it inside ~QObject, which crashes PySide.
+        dialog.finished.connect(self._on_dialog_finished)
         self._dialogs.append(dialog)
         dialog.show()
         return dialog
 
-    def _forget(self, dialog: CallDetailDialog) -> None:
-        if dialog in self._dialogs:
-            self._dialogs.remove(dialog)
+    def _on_dialog_finished(self, result: int) -> None:
+        dialog = self.sender()
+        if isinstance(dialog, CallDetailDialog):
+            if dialog in self._dialogs:
+                self._dialogs.remove(dialog)
+            dialog.deleteLater()
 
     # -- slots ----------------------------------------------------------------------------
     def _on_table_activated(self, index: QModelIndex) -> None:

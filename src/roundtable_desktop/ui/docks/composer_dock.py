@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
@@ -51,6 +51,9 @@ class ComposerDock(BridgeDock):
         self.status_label.setObjectName("composerStatus")
         self.status_label.setWordWrap(True)
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        bold = self.status_label.font()
+        bold.setBold(True)
+        self.status_label.setFont(bold)
 
         self.candidate_list = QListWidget()
         self.candidate_list.setObjectName("composerCandidates")
@@ -139,6 +142,8 @@ class ComposerDock(BridgeDock):
         enter = QShortcut(QKeySequence("Ctrl+Enter"), body)
         enter.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         enter.activated.connect(self._on_send_clicked)
+        # Shortcuts fire only in the active window; the editor also catches the key itself.
+        self.editor.installEventFilter(self)
 
         bridge.stateChanged.connect(self._on_bridge_state_changed)
         bridge.phaseChanged.connect(self._on_bridge_phase_changed)
@@ -147,7 +152,8 @@ class ComposerDock(BridgeDock):
 
     # -- reading --------------------------------------------------------------------------
     def can_send(self) -> bool:
-        return self._send_reason() == ""
+        """Whether the composer is open for writing (as last refreshed)."""
+        return self.editor.isEnabled()
 
     def reason(self) -> str:
         return self.status_label.text()
@@ -192,6 +198,10 @@ class ComposerDock(BridgeDock):
         if spec is None:
             return "This kind of session has no human seat to write for."
         if not spec.enabled:
+            state = self.state()
+            if state is not None and not state.actor.human and not state.ended:
+                return (f"It is {state.actor.name}'s turn, a model seat. To write their reply "
+                        "yourself, tick Human seat for them in the Actors dock.")
             return spec.reason or "No human seat is waiting for a reply."
         return ""
 
@@ -252,10 +262,22 @@ class ComposerDock(BridgeDock):
 
     def _on_send_clicked(self) -> None:
         text = self.editor.toPlainText().strip()
-        if not text or not self.can_send():
+        if not text or self._send_reason():
             return
         self.submitted.emit(text)
         self.editor.clear()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.editor
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
+            self._on_send_clicked()
+            return True
+        return super().eventFilter(watched, event)
 
     # -- slots ----------------------------------------------------------------------------
     def _on_candidate_list_item_changed(self, item: QListWidgetItem) -> None:

@@ -15,9 +15,9 @@ import html
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from roundtable_desktop.domain.actors import Role
 from roundtable_desktop.domain.events import ToolRan
@@ -54,7 +54,15 @@ class PolygonDock(BridgeDock):
         self.plot.setAspectLocked(True)
         self.plot.setXRange(-1.7, 1.7, padding=0)
         self.plot.setYRange(-1.45, 1.45, padding=0)
-        self.setWidget(self.plot)
+        self.turn_label = QLabel()
+        self.turn_label.setObjectName("polygonTurn")
+        self.turn_label.setTextFormat(Qt.TextFormat.PlainText)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self.turn_label)
+        layout.addWidget(self.plot, 1)
+        self.setWidget(body)
         self.setMinimumSize(260, 240)
 
         self.vertices = pg.ScatterPlotItem(pxMode=True)
@@ -64,8 +72,6 @@ class PolygonDock(BridgeDock):
         self.dots.setZValue(5)
         self.plot.addItem(self.vertices)
         self.plot.addItem(self.dots)
-        self.turn_label = pg.TextItem(anchor=(0.5, 0.5), color="#888888")
-        self.plot.addItem(self.turn_label)
 
         self._ids: list[str] = []
         self._positions: dict[str, tuple[float, float]] = {}
@@ -118,8 +124,12 @@ class PolygonDock(BridgeDock):
             self._current = current
             self._deliver_to(current)
         self._paint_vertices()
-        turn = f"Turn {state.turn} · round {state.round}" if state else "No session"
-        self.turn_label.setText(turn)
+        if state is not None and state.actors:
+            self.turn_label.setText(
+                f"Turn {state.turn} · round {state.round} · speaking: {state.actor.name}"
+            )
+        else:
+            self.turn_label.setText("No session")
         self._paint_edges()
 
     def _layout(self, ids: list[str]) -> None:
@@ -215,7 +225,6 @@ class PolygonDock(BridgeDock):
         for pair in active:
             if pair[0] not in self._positions or pair[1] not in self._positions:
                 continue
-            heat = self.edge_heat(*pair)
             (x1, y1), (x2, y2) = self._segment(pair)
             curve = self._edges.get(pair)
             if curve is None:
@@ -224,10 +233,14 @@ class PolygonDock(BridgeDock):
                 self.plot.addItem(curve)
                 self._edges[pair] = curve
             curve.setData([x1, x2], [y1, y2])
-            colour = QColor(*EDGE_COLOUR, int(60 + 195 * heat))
-            curve.setPen(pg.mkPen(colour, width=1.5 + 5 * heat))
-            curve.setVisible(True)
             flash = self._flash.get(pair, 0.0)
+            if flash > 0.0:
+                pen = pg.mkPen(QColor(*EDGE_COLOUR, int(80 + 175 * flash)), width=1.5 + 5 * flash)
+            else:  # written, not yet read: a faint dashed promise
+                pen = pg.mkPen(QColor(*EDGE_COLOUR, 110), width=1.2,
+                               style=Qt.PenStyle.DashLine)
+            curve.setPen(pen)
+            curve.setVisible(True)
             if flash > 0.05:
                 t = min(1.0, (1.0 - flash) * 2.5)
                 dots.append({"pos": (x1 + (x2 - x1) * t, y1 + (y2 - y1) * t)})

@@ -1,0 +1,99 @@
+"""Make docs/screenshot.png: the window mid-meeting at 1920x1080, offscreen.
+
+    .venv/bin/python docs/make_screenshot.py [--theme dark] [--out docs/screenshot.png]
+
+Runs an offline meeting for a few turns by triggering the toolbar's actions, selects a
+candidate (the view scrolls to it), waits until the context view has painted and grabs
+the window. Uses a throwaway ROUNDTABLE_HOME. Must not touch the user's files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu")
+if os.geteuid() == 0:  # Chromium refuses to run as root without it (containers, CI)
+    os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
+os.environ["ROUNDTABLE_HOME"] = tempfile.mkdtemp(prefix="roundtable-shot-")
+
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from roundtable_desktop.app import compose_window
+from roundtable_desktop.llm.offline import OfflineClient
+from roundtable_desktop.paths import default_db_path
+from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.ui.session_runner import ClientChoice
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def _until(predicate, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise TimeoutError("the window did not get there in time")
+        await asyncio.sleep(0.02)
+
+
+def _next_action(window) -> str:  # type: ignore[no-untyped-def]
+    specs = {s.id: s for s in window.runner.actions()}
+    for action_id in ("run_tools", "infer", "next_turn"):
+        spec = specs.get(action_id)
+        if spec is not None and spec.enabled:
+            return action_id
+    return ""
+
+
+async def shoot(out: Path, theme: str, actions: int) -> None:
+    store = SessionStore.open(default_db_path())
+    window = compose_window(store, client_factory=lambda: ClientChoice(
+        OfflineClient(delay_s=0.0), "offline", "offline"))
+    window.set_theme(theme)
+    window.resize(1920, 1080)
+    window.show()
+    await asyncio.gather(window.runner.start_new(), return_exceptions=True)
+    for _ in range(actions):
+        action_id = _next_action(window)
+        if not action_id:
+            break
+        window.toolbar.qactions[action_id].trigger()
+        await _until(lambda: not window.runner.busy)
+    dock = window.docks.get("candidatesDock")
+    tree = getattr(dock, "candidate_tree", None)
+    if tree is not None and tree.topLevelItemCount() > 2:
+        tree.setCurrentItem(tree.topLevelItem(2))
+    await _until(lambda: window.context_view.loaded)
+    await asyncio.sleep(1.5)  # let Chromium paint the page and the scroll settle
+    image = window.grab()
+    image.save(str(out))
+    print(f"Wrote {out} ({image.width()}x{image.height()}).")
+    window.close()
+    await _until(lambda: not window.isVisible())
+    store.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshot.png")
+    parser.add_argument("--theme", default="light", choices=["light", "dark"])
+    parser.add_argument("--actions", type=int, default=7)
+    args = parser.parse_args()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setQuitOnLastWindowClosed(False)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        loop.run_until_complete(shoot(args.out, args.theme, args.actions))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

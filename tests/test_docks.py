@@ -1,0 +1,379 @@
+"""The docks show the session's state as events arrive, and edit only through the engine."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from lxml import etree
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QPushButton
+
+from roundtable_desktop.context.payload import section_sizes
+from roundtable_desktop.domain.calls import ChatMessage, ChatRequest
+from roundtable_desktop.domain.events import CallStarted
+from roundtable_desktop.domain.meeting import TranscriptKind
+from roundtable_desktop.protocols.roundtable_edit import announce_actor_edit, update_actor
+from roundtable_desktop.tools.parser import parse_reply
+from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS
+from roundtable_desktop.ui.dialogs.call_detail_dialog import payload_sections
+from roundtable_desktop.ui.docks.actors_dock import ActorsDock
+from roundtable_desktop.ui.docks.calls_dock import CallsDock
+from roundtable_desktop.ui.docks.candidates_dock import CandidatesDock
+from roundtable_desktop.ui.docks.composer_dock import ComposerDock
+from roundtable_desktop.ui.docks.polygon_dock import PENDING_GLOW, SPEAKER_COLOUR, PolygonDock
+from roundtable_desktop.ui.docks.transcript_dock import REFUSAL_COLOUR, TOOL_COLOUR, TranscriptDock
+from roundtable_desktop.ui.docks.whiteboard_dock import WhiteboardDock
+from tests.fakes.live_meeting import LiveMeeting, start_live_meeting
+
+pytestmark = pytest.mark.qt
+
+
+@pytest.fixture
+def live_meeting(qapp, tmp_path) -> Iterator[LiveMeeting]:
+    meeting = start_live_meeting(tmp_path / "sessions.sqlite3")
+    yield meeting
+    meeting.close()
+
+
+def _dock(qtbot, cls, meeting: LiveMeeting):
+    dock = cls(meeting.bridge)
+    qtbot.addWidget(dock)
+    dock.resize(900, 600)
+    dock.show()
+    return dock
+
+
+def _make_current_human(meeting: LiveMeeting) -> None:
+    update_actor(meeting.state, meeting.state.actor.id, human=True)
+    announce_actor_edit(meeting.session, "human seat")
+
+
+# -- Actors ---------------------------------------------------------------------------
+
+
+def test_actors_dock_marks_the_current_actor_and_their_role(qtbot, live_meeting):
+    dock = _dock(qtbot, ActorsDock, live_meeting)
+    first = live_meeting.state.actor
+    assert dock.current_marked_id() == first.id
+    assert first.role.value in dock.actor_list.item(0).text()
+    assert dock.actor_list.item(0).font().bold()
+
+    live_meeting.act("next_turn")
+
+    qtbot.waitUntil(lambda: dock.current_marked_id() == live_meeting.state.actor.id)
+    assert not dock.actor_list.item(0).font().bold()
+
+
+def test_editing_the_current_actors_goal_reaches_the_next_payload(qtbot, live_meeting):
+    dock = _dock(qtbot, ActorsDock, live_meeting)
+    current = live_meeting.state.actor.id
+    dock.select_actor(current)
+    goal = "Recommend exactly one video about orbital mechanics."
+    dock.goal_edit.setPlainText(goal)
+
+    with qtbot.waitSignal(dock.actorsEdited):
+        qtbot.mouseClick(dock.apply_button, Qt.MouseButton.LeftButton)
+
+    payload = live_meeting.session.pending_payloads()[0]
+    assert payload.actor_id == current
+    assert goal in payload.document
+    assert goal in payload.request.user_text()
+
+
+def test_an_actor_edit_is_checkpointed_in_the_store(qtbot, live_meeting):
+    dock = _dock(qtbot, ActorsDock, live_meeting)
+    dock.goal_edit.setPlainText("Keep the list short.")
+    qtbot.mouseClick(dock.apply_button, Qt.MouseButton.LeftButton)
+
+    last = live_meeting.store.checkpoints(live_meeting.handle.session_id)[-1]
+    assert last.action == "edit_actors"
+    actors = last.state["meeting"]["actors"]
+    assert actors[live_meeting.state.current]["goal"] == "Keep the list short."
+
+
+def test_actors_dock_refuses_to_demote_the_administrator_and_says_why(qtbot, live_meeting):
+    dock = _dock(qtbot, ActorsDock, live_meeting)
+    admin = live_meeting.state.actors[0]
+    dock.select_actor(admin.id)
+    dock.role_combo.setCurrentIndex(dock.role_combo.findData("participant"))
+
+    qtbot.mouseClick(dock.apply_button, Qt.MouseButton.LeftButton)
+
+    assert "administrator" in dock.message_label.text()
+    assert live_meeting.state.actors[0].role == admin.role
+
+
+def test_actors_dock_adds_and_removes_a_seat(qtbot, live_meeting):
+    dock = _dock(qtbot, ActorsDock, live_meeting)
+    before = len(live_meeting.state.actors)
+
+    qtbot.mouseClick(dock.add_button, Qt.MouseButton.LeftButton)
+    assert len(live_meeting.state.actors) == before + 1
+    added = live_meeting.state.actors[-1]
+    assert dock.selected_actor_id() == added.id
+    assert dock.actor_list.count() == before + 1
+
+    qtbot.mouseClick(dock.remove_button, Qt.MouseButton.LeftButton)
+    assert [a.id for a in live_meeting.state.actors].count(added.id) == 0
+    assert dock.actor_list.count() == before
+
+
+def test_actors_dock_is_disabled_when_the_meeting_has_ended(qtbot, live_meeting):
+    dock = _dock(qtbot, ActorsDock, live_meeting)
+    live_meeting.state.ended = True
+    live_meeting.bridge.sessionChanged.emit()
+
+    assert not dock.editor_box.isEnabled()
+    assert "ended" in dock.blocked_label.text()
+
+
+# -- Candidates, whiteboard -------------------------------------------------------------
+
+
+def test_candidates_dock_lists_candidates_and_suggestions_after_tools(qtbot, live_meeting):
+    dock = _dock(qtbot, CandidatesDock, live_meeting)
+    live_meeting.drive_turns(2)
+    state = live_meeting.state
+
+    qtbot.waitUntil(lambda: dock.suggestion_ids() == [s.candidate.id for s in state.suggestions])
+    assert dock.candidate_ids() == [c.id for c in state.candidates]
+    assert state.suggestions, "the offline meeting commits suggestions in its first turns"
+    first = state.suggestions[0]
+    proposer = state.actor_by_id(first.proposed_by[0])
+    row = dock.suggestion_tree.topLevelItem(0)
+    assert row.text(1) == first.candidate.title
+    assert row.text(4) == proposer.name
+
+
+def test_selecting_a_candidate_emits_its_id(qtbot, live_meeting):
+    dock = _dock(qtbot, CandidatesDock, live_meeting)
+    wanted = live_meeting.state.candidates[2].id
+
+    with qtbot.waitSignal(dock.candidateActivated) as blocker:
+        dock.candidate_tree.topLevelItem(2).setSelected(True)
+
+    assert blocker.args == [wanted]
+
+
+def test_whiteboard_dock_shows_the_whiteboard_and_each_actors_notes(qtbot, live_meeting):
+    dock = _dock(qtbot, WhiteboardDock, live_meeting)
+    live_meeting.drive_turns(2)
+    state = live_meeting.state
+    board_line = state.whiteboard[-1].text
+    author, notes = next((a, n) for a, n in state.notes.items() if n)
+
+    qtbot.waitUntil(lambda: board_line in dock.whiteboard_text())
+    assert notes[-1].text in dock.notes_text()
+    assert state.actor_by_id(author).name in dock.notes_text()
+
+
+# -- Transcript -----------------------------------------------------------------------
+
+
+def test_transcript_dock_shows_each_reply_and_the_tools_it_ran(qtbot, live_meeting):
+    dock = _dock(qtbot, TranscriptDock, live_meeting)
+    live_meeting.step()  # infer
+    reply = live_meeting.state.last_reply
+    live_meeting.step()  # run tools
+
+    qtbot.waitUntil(lambda: live_meeting.state.transcript[-1].text in dock.text())
+    assert reply.strip().splitlines()[0] in dock.text()
+    tool_lines = [line for line in dock.text().splitlines() if line.startswith("⚙ ")]
+    assert tool_lines
+    assert _colour_of(dock, "⚙ ") == TOOL_COLOUR
+
+
+def test_transcript_dock_shows_refusals_distinctly(qtbot, live_meeting):
+    dock = _dock(qtbot, TranscriptDock, live_meeting)
+    _make_current_human(live_meeting)
+    live_meeting.act("send", text="CALL: expandFact(no-such-fact)")
+    live_meeting.act("run_tools")
+    refusals = [t for t in live_meeting.state.transcript if t.kind == TranscriptKind.REFUSAL]
+    assert refusals
+
+    qtbot.waitUntil(lambda: refusals[-1].text in dock.text())
+    assert _colour_of(dock, "✗ ") == REFUSAL_COLOUR
+
+
+def test_transcript_dock_writes_a_fast_stream_in_batches(qtbot, live_meeting):
+    dock = _dock(qtbot, TranscriptDock, live_meeting)
+    bridge = live_meeting.bridge
+    request = ChatRequest(model="m", messages=[ChatMessage(role="user", content="x")])
+    bridge.callStarted.emit(CallStarted(call_id="c1", actor_id=live_meeting.state.actor.id,
+                                        model="m", endpoint="e", request=request.to_body()))
+    changes: list[int] = []
+    dock.view.document().contentsChange.connect(lambda *args: changes.append(1))
+    tokens = [f"tok{i} " for i in range(400)]
+
+    for i, token in enumerate(tokens):
+        bridge.tokenReceived.emit("c1", token, i + 1)
+
+    qtbot.waitUntil(lambda: "tok399" in dock.text())
+    assert "".join(tokens).strip() in dock.text()
+    assert len(changes) < 10, "tokens must be inserted in batches, not one by one"
+
+
+# -- Calls ----------------------------------------------------------------------------
+
+
+def test_calls_dock_has_one_row_per_recorded_call(qtbot, live_meeting):
+    dock = _dock(qtbot, CallsDock, live_meeting)
+    live_meeting.drive_turns(2)
+    calls = live_meeting.store.calls(live_meeting.handle.session_id)
+
+    qtbot.waitUntil(lambda: dock.model.rowCount() == len(calls))
+    first = calls[0]
+    name = live_meeting.state.actor_by_id(first.actor_id).name
+    assert dock.model.index(0, 1).data() == name
+    assert dock.model.index(0, 7).data() == "ok"
+    assert dock.model.index(0, 3).data() == f"{first.prompt_tokens:,}"
+
+
+def test_calls_dock_opens_the_exact_request_on_enter(qtbot, live_meeting):
+    dock = _dock(qtbot, CallsDock, live_meeting)
+    live_meeting.drive_turns(1)
+    call = live_meeting.store.calls(live_meeting.handle.session_id)[0]
+    dock.table.setFocus()
+    dock.table.selectRow(0)
+
+    qtbot.keyClick(dock.table, Qt.Key.Key_Return)
+
+    qtbot.waitUntil(lambda: len(dock._dialogs) == 1)
+    dialog = dock._dialogs[0]
+    assert not dialog.isModal()
+    assert json.loads(dialog.request_view.toPlainText()) == call.request
+    assert dialog.response_view.toPlainText() == call.response_text
+    dialog.findChild(QPushButton, "requestCopyButton").click()
+    assert json.loads(QGuiApplication.clipboard().text()) == call.request
+    dialog.close()
+
+
+def test_call_detail_measures_sections_and_diffs_against_the_actors_previous_call(
+    qtbot, live_meeting
+):
+    dock = _dock(qtbot, CallsDock, live_meeting)
+    live_meeting.drive_turns(2)  # participants fetch, await results, then infer again
+    calls = live_meeting.store.calls(live_meeting.handle.session_id)
+    qtbot.waitUntil(lambda: dock.model.rowCount() == len(calls))
+    row = next(i for i, c in enumerate(calls) if c.actor_id in {p.actor_id for p in calls[:i]})
+    earlier = [c for c in calls[:row] if c.actor_id == calls[row].actor_id][-1]
+
+    dialog = dock.open_call(row)
+
+    assert dialog is not None and dialog.previous is not None
+    assert dialog.previous.id == earlier.id
+    names = [dialog.sections_table.item(r, 0).text()
+             for r in range(dialog.sections_table.rowCount())]
+    expected = payload_sections(calls[row].user_text())
+    assert [f"  section: {s.name}" for s in expected] == [n for n in names if "section:" in n]
+    assert expected and expected == section_sizes(_root(calls[row].user_text()))
+    assert "@@" in dialog.diff_view.toPlainText()
+    dialog.close()
+
+
+# -- Polygon --------------------------------------------------------------------------
+
+
+def test_polygon_highlights_the_current_speaker(qtbot, live_meeting):
+    dock = _dock(qtbot, PolygonDock, live_meeting)
+    first = live_meeting.state.actor.id
+    assert dock.current_actor_id() == first
+    assert dock.vertex_colour(first) == SPEAKER_COLOUR
+
+    live_meeting.act("next_turn")
+
+    second = live_meeting.state.actor.id
+    qtbot.waitUntil(lambda: dock.current_actor_id() == second)
+    assert dock.vertex_colour(second) == SPEAKER_COLOUR
+    assert dock.vertex_colour(first) != SPEAKER_COLOUR
+
+
+def test_polygon_lights_an_edge_when_a_whiteboard_line_reaches_the_next_actor(
+    qtbot, live_meeting
+):
+    dock = _dock(qtbot, PolygonDock, live_meeting)
+    writer = live_meeting.state.actor.id
+    _make_current_human(live_meeting)
+    live_meeting.act("send", text='CALL: addWhiteboard("Shortlist: RAG first.")\nCALL: passTurn()')
+    assert dock.edge_heat(writer, live_meeting.state.actors[1].id) == 0
+
+    live_meeting.act("run_tools")  # the line is written, then passTurn hands over
+
+    reader, later = live_meeting.state.actor.id, live_meeting.state.actors[2].id
+    qtbot.waitUntil(lambda: dock.current_actor_id() == reader)
+    assert dock.edge_heat(writer, reader) > PENDING_GLOW  # reached the reader's context
+    assert dock.edge_heat(writer, later) == PENDING_GLOW  # written, not yet read
+    assert dock.animating()
+    qtbot.waitUntil(lambda: dock.edge_heat(writer, reader) < 0.9)  # and it fades
+
+
+# -- Composer -------------------------------------------------------------------------
+
+
+def test_composer_is_disabled_with_the_reason_for_a_model_seat(qtbot, live_meeting):
+    dock = _dock(qtbot, ComposerDock, live_meeting)
+
+    assert not dock.can_send()
+    assert not dock.editor.isEnabled()
+    assert live_meeting.state.actor.name in dock.reason()
+    assert "Human seat" in dock.reason()
+
+
+def test_composer_inserts_valid_calls_with_real_ids(qtbot, live_meeting):
+    dock = _dock(qtbot, ComposerDock, live_meeting)
+    _make_current_human(live_meeting)
+    qtbot.waitUntil(dock.can_send)
+    first, third = live_meeting.state.candidates[0].id, live_meeting.state.candidates[2].id
+    dock.tick(third)
+    dock.tick(first)
+
+    qtbot.mouseClick(dock.rank_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dock.commit_button, Qt.MouseButton.LeftButton)
+    dock.note_text.setText('Check the "RAG" talk next turn.')
+    qtbot.mouseClick(dock.note_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dock.pass_button, Qt.MouseButton.LeftButton)
+
+    lines = dock.text().splitlines()
+    assert lines == [
+        f"CALL: rankCandidates({third}, {first})",
+        "CALL: updateSuggestions(3)",
+        'CALL: addActorNote("Check the \\"RAG\\" talk next turn.")',
+        "CALL: passTurn()",
+    ]
+    parsed = parse_reply(dock.text(), ROUNDTABLE_TOOLS.keys())
+    assert not parsed.issues
+    assert parsed.calls[0].values() == [third, first]
+
+
+def test_composer_sends_with_ctrl_return_and_the_reply_is_accepted(qtbot, live_meeting):
+    dock = _dock(qtbot, ComposerDock, live_meeting)
+    _make_current_human(live_meeting)
+    qtbot.waitUntil(dock.can_send)
+    qtbot.mouseClick(dock.pass_button, Qt.MouseButton.LeftButton)
+
+    with qtbot.waitSignal(dock.submitted) as blocker:
+        qtbot.keyClick(dock.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+    assert blocker.args == ["CALL: passTurn()"]
+    live_meeting.act("send", text=blocker.args[0])
+    assert [c.name for c in live_meeting.state.pending_calls] == ["passTurn"]
+    qtbot.waitUntil(lambda: not dock.can_send())  # tools of the reply must run first
+
+
+# -- helpers --------------------------------------------------------------------------
+
+
+def _colour_of(dock: TranscriptDock, prefix: str) -> str:
+    block = dock.view.document().begin()
+    while block.isValid():
+        if block.text().startswith(prefix):
+            return block.begin().fragment().charFormat().foreground().color().name()
+        block = block.next()
+    return ""
+
+
+def _root(text: str) -> etree._Element:
+    return etree.fromstring(text.encode("utf-8"))
