@@ -64,7 +64,9 @@ async def shoot(out: Path, theme: str, actions: int) -> None:
         action_id = _next_action(window)
         if not action_id:
             break
-        window.toolbar.qactions[action_id].trigger()
+        qaction = window.toolbar.qactions[action_id]
+        await _until(qaction.isEnabled)  # the toolbar refreshes on the next loop pass
+        qaction.trigger()
         await _until(lambda: not window.runner.busy)
     dock = window.docks.get("candidatesDock")
     tree = getattr(dock, "candidate_tree", None)

@@ -8,15 +8,18 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from roundtable_desktop.app import continuable_session
+from roundtable_desktop.app import choose_client, continuable_session
 from roundtable_desktop.domain.calls import CallStatus
 from roundtable_desktop.domain.events import Notice
+from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.openai_compat import OpenAICompatClient
+from roundtable_desktop.llm.providers import PRESETS, ModelSettings
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.ui.context_view import APPLICATION_WORLD
 from roundtable_desktop.ui.excepthook import UnhandledRouter
 from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.session_runner import ClientChoice
+from roundtable_desktop.ui.settings_store import AppSettings
 from roundtable_desktop.ui.theme import BASE_POINT_SIZE
 from tests.fakes.openai_fixture import fake_openai  # noqa: F401
 from tests.fakes.window_harness import (
@@ -79,9 +82,27 @@ def test_a_full_offline_meeting_runs_by_clicking_the_toolbar(qtbot, make_window)
     if candidates is not None:
         qtbot.waitUntil(lambda: candidates.suggestion_tree.topLevelItemCount()
                         == len(state.suggestions), timeout=WAIT_MS)
-    assert any("finalized" in line.text or "ended" in line.text for line in state.transcript)
+    assert any("ended the meeting" in line.text for line in state.transcript)
+    transcript = window.docks.get("transcriptDock")
+    if transcript is not None:
+        qtbot.waitUntil(lambda: "finalizeMeeting" in transcript.text(), timeout=WAIT_MS)
     assert "Ended" in window.windowTitle()
     assert not window.toolbar.qactions["infer"].isEnabled()
+
+
+def test_a_provider_without_a_key_falls_back_to_offline_and_says_why():
+    settings, keys = AppSettings(), KeyStore()
+    fireworks = PRESETS["fireworks"]
+    settings.set_model_settings(ModelSettings(provider="fireworks", base_url=fireworks.base_url,
+                                              model=fireworks.model))
+
+    without = choose_client(settings, keys)
+    keys.set(LLM_KEY, "sk-test-not-real")
+    with_key = choose_client(settings, keys)
+
+    assert without.client.offline and "No API key" in without.note
+    assert not with_key.client.offline and with_key.model == fireworks.model
+    assert "sk-test" not in without.note + with_key.note
 
 
 def test_disabled_actions_say_why_in_their_tooltip(make_window):

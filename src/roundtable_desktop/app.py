@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from roundtable_desktop.llm.keys import LLM_KEY, KeyStore, backend_name
 from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
-from roundtable_desktop.llm.providers import PRESETS, ModelSettings, is_local, make_client
+from roundtable_desktop.llm.providers import PRESETS, is_local, make_client
 from roundtable_desktop.paths import data_dir, default_db_path
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.sources.mock_catalog import MockCatalog
@@ -34,6 +34,7 @@ from roundtable_desktop.store.records import SessionInfo
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.excepthook import UnhandledRouter
 from roundtable_desktop.ui.main_window import MainWindow
+from roundtable_desktop.ui.qt_workarounds import asyncgen_hooks
 from roundtable_desktop.ui.session_runner import ClientChoice, ClientFactory, SessionRunner
 from roundtable_desktop.ui.settings_store import AppSettings
 
@@ -74,7 +75,7 @@ def choose_client(settings: AppSettings, keys: KeyStore) -> ClientChoice:
         label = preset.label if preset is not None else wanted.provider
         offline.note = f"No API key is set for {label}: the offline model answers for now."
         return offline
-    client = make_client(ModelSettings(**wanted.model_dump()), key)
+    client = make_client(wanted, key)
     return ClientChoice(client, wanted.model, wanted.provider)
 
 
@@ -229,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:
-        with loop:
+        with loop, asyncgen_hooks(loop):
             return int(loop.run_until_complete(run_window(app, options)))
     finally:
         asyncio.set_event_loop(None)

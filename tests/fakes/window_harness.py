@@ -25,6 +25,7 @@ the flag already set fails at once saying why, rather than timing out.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -38,6 +39,7 @@ from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.ui.main_window import MainWindow
+from roundtable_desktop.ui.qt_workarounds import asyncgen_hooks
 from roundtable_desktop.ui.session_runner import ClientChoice, ClientFactory
 
 WAIT_MS = 10_000
@@ -60,11 +62,15 @@ def running_qasync_loop(qapp) -> Iterator[asyncio.AbstractEventLoop]:  # type: i
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     try:
-        yield loop
+        with asyncgen_hooks(loop):
+            yield loop
     finally:
         for task in asyncio.all_tasks(loop):
             task.cancel()
-        qapp.processEvents()
+        closing = asyncio.ensure_future(loop.shutdown_asyncgens())
+        deadline = time.monotonic() + 5.0
+        while not closing.done() and time.monotonic() < deadline:
+            qapp.processEvents()
         # loop.stop() would call QApplication.exit(); qasync keeps the flag name-mangled.
         loop._QEventLoop__is_running = False  # type: ignore[attr-defined]
         asyncio.events._set_running_loop(None)

@@ -43,6 +43,11 @@ _FOCUS = (
     " background: var(--highlight) !important; }'; return true; })(%s)"
 )
 
+_SET_CAPTION = (
+    "(function (text) { var e = document.getElementById('rt-caption-text');"
+    " if (e) { e.textContent = text; } return e !== null; })(%s)"
+)
+
 
 def _user_text(body: dict) -> str:
     messages = body.get("messages")
@@ -110,8 +115,14 @@ class ContextView(QWebEngineView):
         return self._page
 
     def show_document(self, document: str, caption: str = "", *, force: bool = False) -> None:
-        """Load `document` unless it is already on screen with the same caption."""
-        if not force and document == self._document and caption == self._caption:
+        """Load `document` unless it is already on screen (then only the caption changes)."""
+        if not force and document == self._document:
+            if caption != self._caption and self._loaded and self._caption and caption:
+                # The caption is wrapper text: retitle in place, no reload and repaint.
+                self._caption = caption
+                self._page.runJavaScript(_SET_CAPTION % json.dumps(caption), APPLICATION_WORLD)
+            elif caption != self._caption:
+                self.show_document(document, caption, force=True)
             return
         if self._loaded:
             self._scroll = self._page.scrollPosition()

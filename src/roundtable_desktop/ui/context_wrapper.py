@@ -87,7 +87,7 @@ def _caption(caption: str, document: str) -> str:
     if not caption:
         return ""
     size = len(document.encode("utf-8"))
-    return (f'<header class="rt-caption">{escape(caption)}'
+    return (f'<header class="rt-caption"><span id="rt-caption-text">{escape(caption)}</span>'
             f'<span class="rt-size">{size:,} bytes — shown is sent</span></header>')
 
 

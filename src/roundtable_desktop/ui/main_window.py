@@ -117,12 +117,12 @@ class MainWindow(QMainWindow):
         left = [d for n, d in by_class.items() if n in ("ActorsDock",)]
         right = [d for n, d in by_class.items() if n in ("CandidatesDock",)]
         if left:
-            self.resizeDocks(left, [380], Qt.Orientation.Horizontal)
+            self.resizeDocks(left, [440], Qt.Orientation.Horizontal)
         if right:
-            self.resizeDocks(right, [500], Qt.Orientation.Horizontal)
+            self.resizeDocks(right, [540], Qt.Orientation.Horizontal)
         bottom = [d for n, d in by_class.items() if n in ("TranscriptDock",)]
         if bottom:
-            self.resizeDocks(bottom, [250], Qt.Orientation.Vertical)
+            self.resizeDocks(bottom, [270], Qt.Orientation.Vertical)
 
     def _connect_dock(self, dock: QDockWidget) -> None:
         candidate_signal = getattr(dock, "candidateActivated", None)

@@ -8,13 +8,22 @@ After some thousands of calls the interpreter aborts ("none_dealloc" / "bool_dea
 which is why the defect is silent there. On an affected interpreter,
 `make_singletons_immortal` gives them the same protection by raising their reference
 counts far beyond reach. It runs when roundtable_desktop.ui is first imported.
+
+qasync 0.28 never installs the async-generator hooks that asyncio's own run_forever
+installs, so an async generator left suspended (httpx/httpcore stream iterators) is
+finalized by the garbage collector outside the loop ("async generator ignored
+GeneratorExit", "no running event loop") and `shutdown_asyncgens()` finds nothing to
+close. `asyncgen_hooks(loop)` installs asyncio's hooks for the loop's lifetime.
 Must not change anything on an unaffected binding or interpreter.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from PySide6.QtCore import QObject, Signal
 
@@ -57,3 +66,19 @@ def make_singletons_immortal() -> bool:
         if refcount.value < _HEADROOM:
             refcount.value += _HEADROOM
     return True
+
+
+@contextmanager
+def asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """Let `loop` track and finalize async generators, as asyncio.run's loop does."""
+    firstiter = getattr(loop, "_asyncgen_firstiter_hook", None)
+    finalizer = getattr(loop, "_asyncgen_finalizer_hook", None)
+    if firstiter is None or finalizer is None:  # not a BaseEventLoop: nothing to borrow
+        yield
+        return
+    previous = sys.get_asyncgen_hooks()
+    sys.set_asyncgen_hooks(firstiter=firstiter, finalizer=finalizer)
+    try:
+        yield
+    finally:
+        sys.set_asyncgen_hooks(*previous)

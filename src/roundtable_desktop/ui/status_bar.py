@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from roundtable_desktop.domain.events import CallFinished
+from roundtable_desktop.domain.meeting import TurnPhase
 from roundtable_desktop.ui.bridge import EngineBridge
 
 PHASE_WORDS = {
@@ -121,7 +122,7 @@ class SessionStatusBar(QStatusBar):
         elif phase == "running_tools":
             text = f"Running {who}'s tools" + (f" ({self._detail})" if self._detail else "")
         elif phase == "waiting_for_user":
-            text = f"Waiting for you — next: {who}"
+            text = f"Waiting for you — {self._next_step()}"
         elif phase == "auto":
             text = f"Auto: {self._detail}" if self._detail else "Auto"
         elif phase == "replay":
@@ -130,6 +131,20 @@ class SessionStatusBar(QStatusBar):
             text = PHASE_WORDS.get(phase, phase.replace("_", " ").capitalize())
         self.phase_label.setText(text)
         self._render_turn()
+
+    def _next_step(self) -> str:
+        """What the user would click next, in words (the toolbar says why not otherwise)."""
+        state = self._bridge.state()
+        if state is None:
+            return "start a session (Ctrl+N)"
+        who = state.actor.name
+        if state.ended:
+            return "the meeting has ended"
+        if state.phase == TurnPhase.TOOLS_PENDING:
+            return f"run {who}'s tools (Ctrl+T) or go to the next turn (Ctrl+→)"
+        if state.actor.human:
+            return f"{who} is a human seat: write the reply in Human seat"
+        return f"infer {who} (Ctrl+Enter)"
 
     def _render_turn(self) -> None:
         state = self._bridge.state()

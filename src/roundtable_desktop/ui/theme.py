@@ -121,8 +121,44 @@ QComboBox, QSpinBox, QLineEdit, QPlainTextEdit, QTextEdit, QListWidget, QTreeWid
 QTableWidget, QTableView, QTreeView, QListView {{ background: {c.background};
     border: 1px solid {c.border}; selection-background-color: {c.accent};
     selection-color: {c.accent_text}; }}
+QAbstractItemView {{ alternate-background-color: {c.panel}; }}
+QAbstractItemView::item:selected {{ background: {c.accent}; color: {c.accent_text}; }}
+QHeaderView::section {{ background: {c.panel}; color: {c.text}; padding: 3px 6px;
+    border: none; border-right: 1px solid {c.border}; border-bottom: 1px solid {c.border};
+    font-weight: 600; }}
+QTabBar::tab {{ background: {c.panel}; color: {c.text}; padding: 5px 14px;
+    border: 1px solid {c.border}; border-bottom: none; margin-right: 2px; }}
+QTabBar::tab:selected {{ background: {c.background}; font-weight: 700;
+    border-top: 3px solid {c.accent}; }}
+QTabBar::tab:!selected {{ color: {c.muted}; }}
+QPushButton {{ background: {c.panel}; color: {c.text}; border: 1px solid {c.border};
+    border-radius: 5px; padding: 4px 12px; }}
+QPushButton:hover {{ border-color: {c.accent}; }}
+QPushButton:pressed {{ background: {c.accent}; color: {c.accent_text}; }}
+QPushButton:disabled {{ color: {c.muted}; border-style: dashed; }}
+QMenuBar {{ background: {c.panel}; color: {c.text}; border-bottom: 1px solid {c.border}; }}
+QMenuBar::item {{ padding: 4px 10px; background: transparent; }}
+QMenu {{ background: {c.panel}; color: {c.text}; border: 1px solid {c.border}; }}
+QMenu::item {{ padding: 5px 24px 5px 18px; }}
+QMenu::item:disabled {{ color: {c.muted}; }}
+QMenu::separator {{ height: 1px; background: {c.border}; margin: 4px 8px; }}
 QMenu::item:selected, QMenuBar::item:selected {{ background: {c.accent};
     color: {c.accent_text}; }}
+QScrollBar:vertical {{ background: {c.panel}; width: 14px; margin: 0; }}
+QScrollBar:horizontal {{ background: {c.panel}; height: 14px; margin: 0; }}
+QScrollBar::handle {{ background: {c.border}; border-radius: 5px; min-height: 28px;
+    min-width: 28px; margin: 2px; }}
+QScrollBar::add-line, QScrollBar::sub-line {{ width: 0; height: 0; }}
+QScrollBar::add-page, QScrollBar::sub-page {{ background: none; }}
+QSplitter::handle {{ background: {c.border}; }}
+QCheckBox::indicator, QRadioButton::indicator {{ width: 16px; height: 16px;
+    border: 2px solid {c.border}; background: {c.background}; }}
+QCheckBox::indicator:checked, QRadioButton::indicator:checked {{ background: {c.accent}; }}
+QLabel:disabled {{ color: {c.muted}; }}
+QScrollArea, QScrollArea > QWidget > QWidget {{ background: {c.background}; }}
+QGroupBox {{ background: {c.background}; border: 1px solid {c.border}; border-radius: 6px;
+    margin-top: 1.4em; padding-top: 4px; font-weight: 600; }}
+QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 4px; }}
 QToolTip {{ background: {c.panel}; color: {c.text}; border: 1px solid {c.border};
            padding: 4px; }}
 """
