@@ -172,7 +172,7 @@ def _participant(view: _View, seed: int) -> list[str]:
         f"CALL: rankCandidates({', '.join(top)})",
         f"CALL: updateSuggestions({len(top)})",
         f"CALL: addActorNote({_q(f'Committed {len(top)} picks for {area}: ' + ', '.join(top))})",
-        f"CALL: addWhiteboard({_q(f'{view.name or view.actor} committed ' + ', '.join(top))})",
+        f"CALL: addWhiteboard({_q(f'Committed {len(top)} picks for {area}: ' + ', '.join(top))})",
         f"CALL: addTranscript({_q(line)})",
         "CALL: passTurn()",
     ]
