@@ -10,36 +10,21 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.fakes.peer_process import start_peer, stop_peer
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-STARTUP_TIMEOUT_S = 15.0
+from tests.fakes.peer_process import PeerHandle, start_handle, stop_handle
 
 
-class FakeOpenAI:
+class FakeOpenAI(PeerHandle):
     """Control handle of a running fake server."""
 
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.root_url = f"http://127.0.0.1:{port}"
-        self.base_url = f"{self.root_url}/v1"
-        self._control = httpx.Client(base_url=self.root_url, timeout=10.0, trust_env=False)
+    api_path = "/v1"
 
     def script(self, replies: list[dict[str, Any]]) -> None:
         """Replace the script: the next chat requests get these replies, in order."""
         self._control.post("/_script", json=replies).raise_for_status()
-
-    def requests(self) -> list[dict[str, Any]]:
-        """Every chat request received since the last reset (keys masked)."""
-        response = self._control.get("/_requests")
-        response.raise_for_status()
-        return response.json()
 
     def wait_outcome(self, index: int, timeout_s: float = 5.0) -> str:
         """How request `index` ended ("completed", "client_disconnected", ...); the server
@@ -52,34 +37,15 @@ class FakeOpenAI:
         response.raise_for_status()
         return response.json()["outcome"]
 
-    def reset(self) -> None:
-        self._control.post("/_reset").raise_for_status()
-
-    def healthy(self) -> bool:
-        try:
-            return self._control.get("/_health", timeout=1.0).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    def close(self) -> None:
-        self._control.close()
 
 
 def start_fake_openai() -> tuple[subprocess.Popen[str], FakeOpenAI]:
     """Start the server process and wait until it answers; for fixtures and benches."""
-    handles: dict[int, FakeOpenAI] = {}
-
-    def healthy(port: int) -> bool:
-        handle = handles.setdefault(port, FakeOpenAI(port))
-        return handle.healthy()
-
-    process, port = start_peer("tests.fakes.openai_server", "fake OpenAI server", healthy)
-    return process, handles[port]
+    return start_handle("tests.fakes.openai_server", "fake OpenAI server", FakeOpenAI)
 
 
 def stop_fake_openai(process: subprocess.Popen[str], handle: FakeOpenAI) -> None:
-    handle.close()
-    stop_peer(process)
+    stop_handle(process, handle)
 
 
 @pytest.fixture(scope="session")

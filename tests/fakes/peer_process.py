@@ -6,13 +6,17 @@ crashed pytest never leaves it running. Readiness is polled with a deadline.
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
+
+import httpx
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STARTUP_TIMEOUT_S = 15.0
@@ -31,6 +35,74 @@ def stop_when_stdin_closes(server: _Stoppable) -> None:
         server.shutdown()
 
     threading.Thread(target=watch, daemon=True).start()
+
+
+def serve_main(make_server: Callable[[int], ThreadingHTTPServer], doc: str,
+               argv: list[str] | None = None) -> None:
+    """A fake server's `main`: bind, print the port, serve until stdin closes."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    server = make_server(args.port)
+    print(server.server_address[1], flush=True)
+    stop_when_stdin_closes(server)
+    try:
+        server.serve_forever(poll_interval=0.05)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+class PeerHandle:
+    """The test side of a fake server: its URLs and its control endpoints."""
+
+    api_path = ""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.root_url = f"http://127.0.0.1:{port}"
+        self.base_url = f"{self.root_url}{self.api_path}"
+        self._control = httpx.Client(base_url=self.root_url, timeout=10.0, trust_env=False)
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Every API request received since the last reset (keys masked)."""
+        response = self._control.get("/_requests")
+        response.raise_for_status()
+        return response.json()
+
+    def reset(self) -> None:
+        self._control.post("/_reset").raise_for_status()
+
+    def healthy(self) -> bool:
+        try:
+            return self._control.get("/_health", timeout=1.0).status_code == 200
+        except httpx.TransportError:
+            return False
+
+    def close(self) -> None:
+        self._control.close()
+
+
+H = TypeVar("H", bound=PeerHandle)
+
+
+def start_handle(module: str, name: str, handle_type: type[H]) -> tuple[
+    subprocess.Popen[str], H
+]:
+    """Start the server and return its process and a healthy control handle."""
+    handles: dict[int, H] = {}
+
+    def healthy(port: int) -> bool:
+        return handles.setdefault(port, handle_type(port)).healthy()
+
+    process, port = start_peer(module, name, healthy)
+    return process, handles[port]
+
+
+def stop_handle(process: subprocess.Popen[str], handle: PeerHandle) -> None:
+    handle.close()
+    stop_peer(process)
 
 
 def start_peer(module: str, name: str, healthy: Callable[[int], bool]) -> tuple[

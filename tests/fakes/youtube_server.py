@@ -25,7 +25,6 @@ the client never passes server text through. Must not import the application.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
@@ -35,7 +34,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.fakes.peer_process import stop_when_stdin_closes
+from tests.fakes.peer_process import serve_main
 
 API = "/youtube/v3"
 
@@ -275,18 +274,7 @@ class FakeServer(ThreadingHTTPServer):
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args(argv)
-    server = FakeServer(args.port)
-    print(server.server_address[1], flush=True)
-    stop_when_stdin_closes(server)
-    try:
-        server.serve_forever(poll_interval=0.05)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve_main(FakeServer, __doc__ or "fake server", argv)
 
 
 if __name__ == "__main__":
