@@ -1,6 +1,7 @@
 """Make docs/screenshot.png: the window mid-meeting at 1920x1080, offscreen.
 
-    .venv/bin/python docs/make_screenshot.py [--theme dark] [--out docs/screenshot.png]
+    .venv/bin/python docs/make_screenshot.py [--theme dark] [--zoom 1.4] [--presenter]
+                                             [--out docs/screenshot.png]
 
 Runs an offline meeting for a few turns by triggering the toolbar's actions, selects a
 candidate (the view scrolls to it), waits until the context view has painted and grabs
@@ -25,7 +26,7 @@ os.environ["ROUNDTABLE_HOME"] = tempfile.mkdtemp(prefix="roundtable-shot-")
 import qasync
 from PySide6.QtWidgets import QApplication
 
-from roundtable_desktop.app import compose_window
+from roundtable_desktop.app import PRESENTER_ZOOM, compose_window
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.store.database import SessionStore
@@ -52,11 +53,15 @@ def _next_action(window) -> str:  # type: ignore[no-untyped-def]
     return ""
 
 
-async def shoot(out: Path, theme: str, actions: int) -> None:
+async def shoot(out: Path, theme: str, actions: int, zoom: float) -> None:
     store = SessionStore.open(default_db_path())
     window = compose_window(store, client_factory=lambda: ClientChoice(
         OfflineClient(delay_s=0.0), "offline", "offline"))
     window.set_theme(theme)
+    window.zoom_by(0)
+    while window.zoom < zoom - 1e-6:
+        window.zoom_by(1)
+    # Offscreen has no 1920x1080 screen to go full screen on: the size stands in for it.
     window.resize(1920, 1080)
     window.show()
     await asyncio.gather(window.runner.start_new(), return_exceptions=True)
@@ -86,14 +91,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshot.png")
     parser.add_argument("--theme", default="light", choices=["light", "dark"])
+    parser.add_argument("--zoom", type=float, default=1.0)
+    parser.add_argument("--presenter", action="store_true",
+                        help="what --presenter shows: the dark theme at zoom 1.4")
     parser.add_argument("--actions", type=int, default=7)
     args = parser.parse_args()
+    if args.presenter:
+        args.theme, args.zoom = "dark", PRESENTER_ZOOM
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.run_until_complete(shoot(args.out, args.theme, args.actions))
+        loop.run_until_complete(shoot(args.out, args.theme, args.actions, args.zoom))
     return 0
 
 

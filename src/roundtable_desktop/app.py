@@ -5,8 +5,9 @@ qasync event loop, the session store, key store, settings, model client (offline
 no key is set or the provider is offline), the mock catalog and the main window; starts
 a new meeting at once so the window is never empty, and offers to continue the last
 session in a non-modal banner. Options: --presenter (full screen, dark theme, large
-zoom), --self-test (one offline turn in the window, then a report) and
---self-test=paint (prints when the window first painted, then quits: for bench/).
+zoom), --self-test (ui/self_test.py: the window offscreen through a short offline
+meeting, one line per check) and --self-test=paint (prints when the window first
+painted, then quits: for bench/).
 This is the only module that wires Qt, qasync and the engine together.
 """
 
@@ -23,11 +24,10 @@ import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
 
-from roundtable_desktop.llm.keys import LLM_KEY, KeyStore, backend_name
+from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
 from roundtable_desktop.llm.providers import PRESETS, is_local, make_client
 from roundtable_desktop.paths import data_dir, default_db_path
-from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.sources.mock_catalog import MockCatalog
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.records import SessionInfo
@@ -35,6 +35,7 @@ from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.excepthook import UnhandledRouter
 from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.qt_workarounds import asyncgen_hooks
+from roundtable_desktop.ui.self_test import prepare_environment, run_self_test
 from roundtable_desktop.ui.session_runner import ClientChoice, ClientFactory, SessionRunner
 from roundtable_desktop.ui.settings_store import AppSettings
 
@@ -57,7 +58,7 @@ def parse_options(argv: list[str]) -> Options:
         elif arg == "--self-test":
             self_test = "full"
         elif arg.startswith("--self-test="):
-            self_test = arg.split("=", 1)[1] or "full"
+            self_test = "paint" if arg.split("=", 1)[1] == "paint" else "full"
     return Options(presenter=presenter, self_test=self_test)
 
 
@@ -175,8 +176,6 @@ async def run_window(app: QApplication, options: Options) -> int:
             if await _view_ready(window):
                 print(f"VIEW_READY {time.time():.6f}", flush=True)
             window.close()
-        elif options.self_test:
-            return await _self_test(window, runner, closed)
         await closed
         return 0
     finally:
@@ -202,25 +201,9 @@ async def _view_ready(window: MainWindow, timeout_s: float = 30.0) -> bool:
         return False
 
 
-async def _self_test(window: MainWindow, runner: SessionRunner,
-                     closed: asyncio.Future[None]) -> int:
-    """One offline turn through the window; prints what a packaged build needs checked."""
-    ok_view = await _view_ready(window)
-    task = runner.perform(Action(id="infer"))
-    if task is not None:
-        await asyncio.gather(task, return_exceptions=True)
-    state = window.bridge.state()
-    ok_turn = state is not None and bool(state.last_reply)
-    print(f"keyring backend: {backend_name()}")
-    print(f"context view: {'ok' if ok_view else 'FAILED'}")
-    print(f"offline turn: {'ok' if ok_turn else 'FAILED'}")
-    window.close()
-    await closed
-    return 0 if ok_view and ok_turn else 1
-
-
 def main(argv: list[str] | None = None) -> int:
     options = parse_options(list(sys.argv[1:] if argv is None else argv))
+    notes = prepare_environment() if options.self_test == "full" else []
     configure_logging()
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else APP_NAME])
     assert isinstance(app, QApplication)
@@ -231,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     asyncio.set_event_loop(loop)
     try:
         with loop, asyncgen_hooks(loop):
-            return int(loop.run_until_complete(run_window(app, options)))
+            main_task = (run_self_test(compose_window, notes) if options.self_test == "full"
+                         else run_window(app, options))
+            return int(loop.run_until_complete(main_task))
     finally:
         asyncio.set_event_loop(None)
 

@@ -3,15 +3,20 @@
 A theme is a set of colours; the window stylesheet and the context view's wrapper
 stylesheet are both made from it, so the two always match. Zoom scales the
 application font (docks, toolbar, menus) and the context view's zoom factor together.
-Defaults are sized for a presenter on a 1920x1080 screen. Must not hold widgets or
-read settings: callers pass the theme name and zoom they have.
+Defaults are sized for a presenter on a 1920x1080 screen. Disabled controls get their
+own colours (dimmer than text, still above 4.5:1 contrast) and a dashed border, so they
+look disabled without becoming unreadable. `inks()` gives widgets that paint their own
+text (transcript, polygon, diffs) colours that read well on the palette they sit on.
+Fonts: only sizes are set, never a family without fallbacks, so the platform's font
+fallback can find glyphs (CJK titles) the default family lacks.
+Must not hold widgets or read settings: callers pass the theme name and zoom they have.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QWidget
 
 THEMES = ("light", "dark")
@@ -40,6 +45,9 @@ class ThemeColors:
     warning_text: str
     info_bg: str
     info_text: str
+    disabled_bg: str
+    disabled_text: str
+    disabled_border: str
 
 
 LIGHT = ThemeColors(
@@ -47,13 +55,61 @@ LIGHT = ThemeColors(
     accent="#0b4fc4", accent_text="#ffffff", border="#7a7f87", highlight="#fff0b3",
     code_bg="#e9ecf1", error_bg="#fde3e3", error_text="#7a0d0d", warning_bg="#fff1c2",
     warning_text="#4d3800", info_bg="#e3edfd", info_text="#0a2f6b",
+    disabled_bg="#e8eaed", disabled_text="#595e66", disabled_border="#9aa0a8",
 )
 DARK = ThemeColors(
     name="dark", background="#0a0b0e", panel="#16181d", text="#f4f4f4", muted="#cfd3d8",
     accent="#7fc4ff", accent_text="#06121f", border="#a3a9b1", highlight="#4a3b00",
     code_bg="#23262d", error_bg="#5a1010", error_text="#ffe1de", warning_bg="#4a3800",
     warning_text="#fff0b8", info_bg="#12305a", info_text="#e0ecff",
+    disabled_bg="#1c1f25", disabled_text="#9ba2ac", disabled_border="#5a606a",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Inks:
+    """Colours for text and marks that widgets paint themselves, per background."""
+
+    tool: str
+    error: str
+    system: str
+    live: str
+    added: str
+    removed: str
+    hunk: str
+    speaker: str  # the current speaker's name (the vertex itself stays SPEAKER amber)
+    edge: str
+    outline: str
+
+
+LIGHT_INKS = Inks(
+    tool="#1a5fb4", error="#b3261e", system="#5f6368", live="#5b4bb7", added="#2e7d32",
+    removed="#b3261e", hunk="#5b4bb7", speaker="#8a5600", edge="#b87400", outline="#1d2b44",
+)
+DARK_INKS = Inks(
+    tool="#7cb8ff", error="#ff8a80", system="#b0b6bf", live="#b9a8ff", added="#7ee787",
+    removed="#ffa198", hunk="#d2a8ff", speaker="#f5b82e", edge="#f5b82e", outline="#f4f4f4",
+)
+
+
+def is_dark(pal: QPalette) -> bool:
+    return pal.color(QPalette.ColorRole.Base).lightness() < 128
+
+
+def inks(pal: QPalette) -> Inks:
+    """The inks that read on `pal`'s background (the widget's own palette follows the theme)."""
+    return DARK_INKS if is_dark(pal) else LIGHT_INKS
+
+
+def monospace_font(base: QFont) -> QFont:
+    """`base` in the platform's fixed-pitch family, with fallbacks, at base's size."""
+    font = QFont(base)
+    system = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+    families = [system, "DejaVu Sans Mono", "Menlo", "Consolas", "monospace"]
+    font.setFamilies(list(dict.fromkeys(f for f in families if f)))
+    font.setStyleHint(QFont.StyleHint.Monospace)
+    font.setFixedPitch(True)
+    return font
 
 
 def colors(theme: str) -> ThemeColors:
@@ -93,7 +149,8 @@ QToolBar QToolButton {{ font-size: {big}pt; font-weight: 600; padding: 6px 12px;
 QToolBar QToolButton:hover {{ border-color: {c.accent}; }}
 QToolBar QToolButton:pressed, QToolBar QToolButton:checked {{ background: {c.accent};
                        color: {c.accent_text}; }}
-QToolBar QToolButton:disabled {{ color: {c.muted}; border-style: dashed; }}
+QToolBar QToolButton:disabled {{ color: {c.disabled_text}; background: {c.disabled_bg};
+                       border: 2px dashed {c.disabled_border}; }}
 QToolBar QLabel {{ font-weight: 600; padding: 0 4px; }}
 QDockWidget {{ font-weight: 600; }}
 QDockWidget::title {{ background: {c.panel}; padding: 6px 8px;
@@ -135,12 +192,20 @@ QPushButton {{ background: {c.panel}; color: {c.text}; border: 1px solid {c.bord
     border-radius: 5px; padding: 4px 12px; }}
 QPushButton:hover {{ border-color: {c.accent}; }}
 QPushButton:pressed {{ background: {c.accent}; color: {c.accent_text}; }}
-QPushButton:disabled {{ color: {c.muted}; border-style: dashed; }}
+QPushButton:disabled {{ color: {c.disabled_text}; background: {c.disabled_bg};
+    border: 1px dashed {c.disabled_border}; }}
+QComboBox:disabled, QSpinBox:disabled, QLineEdit:disabled, QPlainTextEdit:disabled,
+QTextEdit:disabled, QListWidget:disabled, QTreeWidget:disabled {{ color: {c.disabled_text};
+    background: {c.disabled_bg}; border: 1px solid {c.disabled_border}; }}
+QCheckBox:disabled, QRadioButton:disabled, QGroupBox:disabled {{ color: {c.disabled_text}; }}
+QCheckBox::indicator:disabled, QRadioButton::indicator:disabled {{
+    background: {c.disabled_bg}; border-color: {c.disabled_border}; }}
+QTabBar::tab:disabled {{ color: {c.disabled_text}; background: {c.disabled_bg}; }}
 QMenuBar {{ background: {c.panel}; color: {c.text}; border-bottom: 1px solid {c.border}; }}
 QMenuBar::item {{ padding: 4px 10px; background: transparent; }}
 QMenu {{ background: {c.panel}; color: {c.text}; border: 1px solid {c.border}; }}
 QMenu::item {{ padding: 5px 24px 5px 18px; }}
-QMenu::item:disabled {{ color: {c.muted}; }}
+QMenu::item:disabled {{ color: {c.disabled_text}; }}
 QMenu::separator {{ height: 1px; background: {c.border}; margin: 4px 8px; }}
 QMenu::item:selected, QMenuBar::item:selected {{ background: {c.accent};
     color: {c.accent_text}; }}
@@ -154,7 +219,7 @@ QSplitter::handle {{ background: {c.border}; }}
 QCheckBox::indicator, QRadioButton::indicator {{ width: 16px; height: 16px;
     border: 2px solid {c.border}; background: {c.background}; }}
 QCheckBox::indicator:checked, QRadioButton::indicator:checked {{ background: {c.accent}; }}
-QLabel:disabled {{ color: {c.muted}; }}
+QLabel:disabled {{ color: {c.disabled_text}; }}
 QScrollArea, QScrollArea > QWidget > QWidget {{ background: {c.background}; }}
 QGroupBox {{ background: {c.background}; border: 1px solid {c.border}; border-radius: 6px;
     margin-top: 1.4em; padding-top: 4px; font-weight: 600; }}
@@ -184,9 +249,12 @@ def palette(theme: str) -> QPalette:
     }
     for role, value in roles.items():
         pal.setColor(role, QColor(value))
+    disabled = QPalette.ColorGroup.Disabled
     for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text,
                  QPalette.ColorRole.ButtonText):
-        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor(c.muted))
+        pal.setColor(disabled, role, QColor(c.disabled_text))
+    for role in (QPalette.ColorRole.Base, QPalette.ColorRole.Button):
+        pal.setColor(disabled, role, QColor(c.disabled_bg))
     return pal
 
 

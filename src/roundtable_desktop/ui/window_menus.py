@@ -143,13 +143,24 @@ class WindowMenus(QObject):
 
     def _keep_open(self, dialog: Any) -> None:
         self._dialogs.append(dialog)
-        dialog.finished.connect(lambda _=0, d=dialog: self._forget(d))
+        # A bound slot, not a lambda holding the dialog: the lambda would keep the last
+        # reference to the wrapper and release it inside ~QObject, which crashes PySide.
+        dialog.finished.connect(self._on_dialog_finished)
         dialog.open()
+
+    def _on_dialog_finished(self, result: int = 0) -> None:
+        dialog = self.sender()
+        if isinstance(dialog, QWidget):
+            self._forget(dialog)
 
     def _forget(self, dialog: QWidget) -> None:
         if dialog in self._dialogs:
             self._dialogs.remove(dialog)
         dialog.deleteLater()
+
+    def open_dialogs(self) -> list[QWidget]:
+        """The non-modal dialogs this window keeps alive (tests read it)."""
+        return list(self._dialogs)
 
     # -- Replay -----------------------------------------------------------------------------
     def _on_replay_triggered(self) -> None:

@@ -1,15 +1,18 @@
 """The Candidates dock: the candidate list and the committed suggestions, side by side.
 
 Each row shows title, channel and duration (suggestions also who proposed them; ranked
-candidates their rank). Selecting a row emits `candidateActivated(id)` so the window can
-scroll the context view to that candidate. Titles are untrusted text and are only ever
-set as plain item text.
+candidates their rank). The title is the column that stretches: it keeps at least
+TITLE_SHARE of the width, the other columns shrink (elided) before it does, and every
+cell's tooltip holds the full title. Selecting a row emits `candidateActivated(id)` so the
+window can scroll the context view to that candidate. Titles are untrusted text and are
+only ever set as plain item text.
 Must hold no engine logic and never change the state.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -27,6 +30,10 @@ from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, plain_tooltip
 
 _ID_ROLE = Qt.ItemDataRole.UserRole
 _PARTS = frozenset({"candidates", "ranked", "suggestions", "actors", "ended"})
+TITLE = "Title"
+TITLE_SHARE = 0.45  # of the list's width, whatever the other columns would like
+_ELASTIC = frozenset({"Channel", "Proposed by"})  # shrink (elided) when space is short
+_ELASTIC_MIN_CHARS = 6
 
 
 class CandidatesDock(BridgeDock):
@@ -42,6 +49,7 @@ class CandidatesDock(BridgeDock):
         )
         for label in (self.candidates_label, self.suggestions_label):
             label.setTextFormat(Qt.TextFormat.PlainText)
+            label.setWordWrap(True)  # a long query must not widen the dock
             font = label.font()
             font.setBold(True)
             label.setFont(font)
@@ -85,6 +93,7 @@ class CandidatesDock(BridgeDock):
             if c.id == selected:
                 item.setSelected(True)
         tree.blockSignals(False)
+        tree.fit_columns()
         source = f" from {state.candidate_source}" if state and state.candidate_source else ""
         query = f" for “{state.candidate_query}”" if state and state.candidate_query else ""
         self.candidates_label.setText(f"Candidates ({len(candidates)}){source}{query}")
@@ -102,6 +111,7 @@ class CandidatesDock(BridgeDock):
             if s.candidate.id == selected:
                 item.setSelected(True)
         tree.blockSignals(False)
+        tree.fit_columns()
         final = " (final)" if state and state.final_ids else ""
         self.suggestions_label.setText(f"Suggestions ({len(suggestions)}){final}")
 
@@ -123,25 +133,66 @@ class CandidatesDock(BridgeDock):
             self.candidateActivated.emit(cid)
 
 
-def _tree(headers: list[str], name: str) -> QTreeWidget:
-    tree = QTreeWidget()
-    tree.setObjectName(name)
-    tree.setHeaderLabels(headers)
-    tree.setRootIsDecorated(False)
-    tree.setUniformRowHeights(True)
-    tree.setAlternatingRowColors(True)
-    tree.setSelectionMode(QTreeWidget.SelectionMode.SingleSelection)
-    header = tree.header()
-    header.setStretchLastSection(False)
-    for col in range(len(headers)):
-        mode = QHeaderView.ResizeMode.ResizeToContents
-        if headers[col] == "Title":
-            mode = QHeaderView.ResizeMode.Stretch
-        header.setSectionResizeMode(col, mode)
-    return tree
+class CandidateTreeView(QTreeWidget):
+    """A list of candidates whose Title column gets the width the others can spare."""
+
+    def __init__(self, headers: list[str], name: str) -> None:
+        super().__init__()
+        self.setObjectName(name)
+        self.setHeaderLabels(headers)
+        self.setRootIsDecorated(False)
+        self.setUniformRowHeights(True)
+        self.setAlternatingRowColors(True)
+        self.setSelectionMode(QTreeWidget.SelectionMode.SingleSelection)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.title_column = headers.index(TITLE)
+        header = self.header()
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(24)
+        for col in range(len(headers)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(self.title_column, QHeaderView.ResizeMode.Stretch)
+
+    def fit_columns(self) -> None:
+        """Size the other columns to their contents, shrinking the elastic ones (channel,
+        proposer) so the title keeps at least TITLE_SHARE of the width."""
+        width = self.viewport().width()
+        if width <= 0:
+            return
+        header = self.header()
+        wants = {
+            col: max(self.sizeHintForColumn(col), header.sectionSizeHint(col))
+            for col in range(self.columnCount()) if col != self.title_column
+        }
+        elastic = [c for c in wants if self.headerItem().text(c) in _ELASTIC]
+        fixed = sum(w for c, w in wants.items() if c not in elastic)
+        room = width - int(width * TITLE_SHARE) - fixed
+        elastic_want = sum(wants[c] for c in elastic)
+        if elastic and elastic_want > room:
+            least = self.fontMetrics().averageCharWidth() * _ELASTIC_MIN_CHARS
+            for c in elastic:
+                wants[c] = max(least, room * wants[c] // max(elastic_want, 1))
+        for col, want in wants.items():
+            header.resizeSection(col, want)
+
+    def title_width(self) -> int:
+        return self.header().sectionSize(self.title_column)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.fit_columns()  # zoom changes every column's text width
 
 
-def _titled(label: QLabel, tree: QTreeWidget) -> QWidget:
+def _tree(headers: list[str], name: str) -> CandidateTreeView:
+    return CandidateTreeView(headers, name)
+
+
+def _titled(label: QLabel, tree: CandidateTreeView) -> QWidget:
     box = QWidget()
     layout = QVBoxLayout(box)
     layout.setContentsMargins(4, 4, 4, 4)
