@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from roundtable_desktop.domain.meeting import TranscriptKind
+from roundtable_desktop.llm.errors import TransportError
 from roundtable_desktop.protocols.base import Action, ActionUnavailable
+from roundtable_desktop.protocols.roundtable import RoundtableSession
 from tests.engine_fixtures import act, run
 
 
@@ -104,9 +106,14 @@ def test_max_inferences_per_turn_stops_reinferring(meeting, scripted):
 
 
 def test_a_restored_session_is_not_connected_to_mcp(meeting, scripted, catalog):
-    from roundtable_desktop.protocols.roundtable import RoundtableSession
-
     meeting.state.mcp_status, meeting.state.mcp_tools = "connected", ["search_videos"]
     restored = RoundtableSession.restore(meeting.state_dict(), client=scripted, source=catalog)
     assert restored.state.mcp_status == "not connected" and restored.state.mcp_tools == []
     assert "Status: not connected" in restored.pending_payloads()[0].document
+
+
+def test_a_failed_call_stops_auto(meeting, scripted):
+    scripted.queue(TransportError("Could not connect to the server."))
+    act(meeting, "auto", steps=6)
+    assert len(scripted.requests) == 1
+    assert not meeting.busy and meeting.state.phase == "ready"

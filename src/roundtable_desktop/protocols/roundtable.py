@@ -172,7 +172,7 @@ class RoundtableSession(SessionProtocol):
             if action.id == "infer":
                 ok = await self._infer()
             elif action.id == "run_tools":
-                await self._run_tools()
+                ok = await self._run_tools()
             elif action.id == "next_turn":
                 self._advance(by_user=True)
             elif action.id == "auto":
@@ -283,7 +283,8 @@ class RoundtableSession(SessionProtocol):
             text=f"could not parse {issue.line[:200]!r}: {issue.reason}",
         ))
 
-    async def _run_tools(self) -> None:
+    async def _run_tools(self) -> bool:
+        """Run the pending calls; False when the re-inference that followed failed."""
         s = self.state
         actor = s.actor
         calls, s.pending_calls = s.pending_calls, []
@@ -308,7 +309,8 @@ class RoundtableSession(SessionProtocol):
                 hint="Press Next turn to move on, or Infer to let them try again.",
             ))
         elif not actor.human:
-            await self._infer()
+            return await self._infer()
+        return True
 
     def _mcp_search(self) -> Any:
         search = self.mcp_search
@@ -360,14 +362,17 @@ class RoundtableSession(SessionProtocol):
                     break
                 self.emit(PhaseChanged(phase="auto", detail=f"step {done + 1} of {steps}"))
                 s = self.state
+                ok = True
                 if s.phase == TurnPhase.TOOLS_PENDING:
-                    await self._run_tools()
+                    ok = await self._run_tools()
                 elif s.actor.human:
                     self.emit(Notice(message=f"Auto paused: {s.actor.name} is a human seat."))
                     break
                 elif s.inferences_this_turn >= self.max_inferences_per_turn:
                     self._advance(by_user=False)
                 else:
-                    await self._infer()
+                    ok = await self._infer()
+                if not ok:
+                    break  # a failed call stops the flow: the user decides what next
         finally:
             self._auto_running = False
