@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Iterator
 
@@ -19,13 +20,14 @@ from roundtable_desktop.protocols.roundtable_edit import announce_actor_edit, up
 from roundtable_desktop.tools.parser import parse_reply
 from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS
 from roundtable_desktop.ui.dialogs.call_detail_dialog import payload_sections
-from roundtable_desktop.ui.docks.actors_dock import ActorsDock
+from roundtable_desktop.ui.docks.actors_dock import PROMPT_MIN_LINES, ActorsDock
 from roundtable_desktop.ui.docks.calls_dock import CallsDock
-from roundtable_desktop.ui.docks.candidates_dock import CandidatesDock
+from roundtable_desktop.ui.docks.candidates_dock import TITLE_SHARE, CandidatesDock
 from roundtable_desktop.ui.docks.composer_dock import ComposerDock
 from roundtable_desktop.ui.docks.polygon_dock import PENDING_GLOW, SPEAKER_COLOUR, PolygonDock
 from roundtable_desktop.ui.docks.transcript_dock import REFUSAL_COLOUR, TOOL_COLOUR, TranscriptDock
 from roundtable_desktop.ui.docks.whiteboard_dock import WhiteboardDock
+from roundtable_desktop.ui.theme import DARK_INKS, apply_theme, colors
 from tests.fakes.live_meeting import LiveMeeting, start_live_meeting
 
 pytestmark = pytest.mark.qt
@@ -377,3 +379,119 @@ def _colour_of(dock: TranscriptDock, prefix: str) -> str:
 
 def _root(text: str) -> etree._Element:
     return etree.fromstring(text.encode("utf-8"))
+
+
+# -- Presentation at 1920x1080 ----------------------------------------------------------
+
+
+def _sized_dock(qtbot, cls, meeting: LiveMeeting, width: int, height: int):
+    dock = _dock(qtbot, cls, meeting)
+    dock.resize(width, height)
+    qtbot.waitUntil(lambda: dock.width() == width)
+    return dock
+
+
+def test_the_suggestion_title_column_keeps_most_of_a_narrow_dock(qtbot, live_meeting):
+    dock = _sized_dock(qtbot, CandidatesDock, live_meeting, 540, 600)
+    live_meeting.drive_turns(2)
+    qtbot.waitUntil(lambda: dock.suggestion_tree.topLevelItemCount() > 0)
+
+    for tree in (dock.candidate_tree, dock.suggestion_tree):
+        qtbot.waitUntil(lambda t=tree: t.title_width() >= TITLE_SHARE * t.viewport().width() - 2)
+        assert tree.title_width() > 200
+
+
+def test_every_cell_of_a_candidate_row_has_the_full_title_as_tooltip(qtbot, live_meeting):
+    dock = _sized_dock(qtbot, CandidatesDock, live_meeting, 540, 600)
+    live_meeting.drive_turns(2)
+    qtbot.waitUntil(lambda: dock.suggestion_tree.topLevelItemCount() > 0)
+    state = live_meeting.state
+
+    for tree, candidates in ((dock.candidate_tree, state.candidates),
+                             (dock.suggestion_tree, [s.candidate for s in state.suggestions])):
+        for row, candidate in enumerate(candidates):
+            item = tree.topLevelItem(row)
+            for col in range(tree.columnCount()):
+                assert html.escape(candidate.title) in item.toolTip(col)
+
+
+def test_polygon_names_are_inside_the_plot_at_any_dock_size(qtbot, live_meeting):
+    dock = _sized_dock(qtbot, PolygonDock, live_meeting, 440, 460)
+    for width, height in ((440, 460), (300, 260), (700, 300)):
+        dock.resize(width, height)
+        qtbot.waitUntil(lambda w=width: dock.width() == w)
+        view = dock.view_rect()
+        rects = dock.label_rects()
+
+        assert len(rects) == len(live_meeting.state.actors)
+        for actor_id, rect in rects.items():
+            assert view.contains(rect), f"{actor_id} is clipped at {width}x{height}"
+        shown = list(rects.values())
+        assert not any(a.intersects(b) for i, a in enumerate(shown) for b in shown[i + 1:])
+
+
+def test_polygon_follows_the_dark_theme(qtbot, live_meeting):
+    dock = _dock(qtbot, PolygonDock, live_meeting)
+    light = dock.background_colour()
+
+    apply_theme(dock, "dark", 1.0)
+
+    qtbot.waitUntil(lambda: dock.background_colour() == colors("dark").background)
+    assert light != dock.background_colour()
+    assert dock.vertex_colour(live_meeting.state.actor.id) == SPEAKER_COLOUR
+
+
+def test_the_channel_column_gives_way_to_the_title_in_a_narrow_list(qtbot, live_meeting):
+    dock = _sized_dock(qtbot, CandidatesDock, live_meeting, 900, 600)
+    tree = dock.candidate_tree
+    qtbot.waitUntil(lambda: "Channel" in tree.shown_headers())
+
+    dock.resize(280, 600)
+
+    qtbot.waitUntil(lambda: "Channel" not in tree.shown_headers())
+    assert tree.title_width() >= TITLE_SHARE * tree.viewport().width() - 2
+    dock.resize(900, 600)
+    qtbot.waitUntil(lambda: "Channel" in tree.shown_headers())
+
+
+def test_the_transcript_redraws_in_the_dark_themes_inks(qtbot, live_meeting):
+    dock = _dock(qtbot, TranscriptDock, live_meeting)
+    live_meeting.step()
+    live_meeting.step()
+    qtbot.waitUntil(lambda: _colour_of(dock, "⚙ ") == TOOL_COLOUR)
+
+    apply_theme(dock, "dark", 1.0)
+
+    qtbot.waitUntil(lambda: _colour_of(dock, "⚙ ") == DARK_INKS.tool)
+
+
+def test_the_actor_editor_keeps_its_prompt_editor_tall_and_scrolls_instead(
+    qtbot, live_meeting
+):
+    dock = _sized_dock(qtbot, ActorsDock, live_meeting, 440, 320)
+    lines = dock.goal_edit.fontMetrics().lineSpacing() * PROMPT_MIN_LINES
+
+    qtbot.waitUntil(lambda: dock.scroll.verticalScrollBar().maximum() > 0)
+    assert dock.goal_edit.minimumHeight() >= lines
+    assert dock.personality_edit.height() >= lines
+    assert not dock.scroll.horizontalScrollBar().isVisible()
+
+
+def test_disabled_actor_buttons_say_why_in_their_tooltip(qtbot, live_meeting):
+    dock = _dock(qtbot, ActorsDock, live_meeting)
+
+    assert not dock.apply_button.isEnabled()
+    assert "Nothing was changed" in dock.apply_button.toolTip()
+    live_meeting.state.ended = True
+    live_meeting.bridge.sessionChanged.emit()
+    for button in (dock.apply_button, dock.add_button, dock.remove_button):
+        assert not button.isEnabled()
+        assert "ended" in button.toolTip()
+
+
+def test_disabled_composer_buttons_say_why_in_their_tooltip(qtbot, live_meeting):
+    dock = _dock(qtbot, ComposerDock, live_meeting)
+
+    for button in (dock.commit_button, dock.pass_button, dock.send_button):
+        assert not button.isEnabled()
+        assert button.toolTip() == dock.reason()

@@ -3,6 +3,7 @@ and the docks showing the state of that moment, read-only."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterator
 
 import pytest
@@ -136,3 +137,14 @@ def test_session_list_offers_stored_sessions_for_replay(qtbot, recorded):
         qtbot.keyClick(dialog.tree, Qt.Key.Key_Return)
 
     assert blocker.args == [recorded.handle.session_id]
+
+
+def test_session_list_gives_the_title_the_spare_width_and_a_full_tooltip(qtbot, recorded):
+    dialog = SessionListDialog(recorded.store)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    title = recorded.store.list_sessions()[0].title
+    header = dialog.tree.header()
+
+    qtbot.waitUntil(lambda: header.sectionSize(0) > header.sectionSize(5))
+    assert html.escape(title) in dialog.tree.topLevelItem(0).toolTip(3)

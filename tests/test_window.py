@@ -225,6 +225,32 @@ def test_presenter_mode_is_full_screen_and_toggles_back(make_window):
     assert not window.windowState() & Qt.WindowState.WindowFullScreen
 
 
+def test_at_presenter_zoom_the_window_and_its_toolbar_fit_a_1920_screen(qtbot, make_window):
+    window = make_window()
+    window.set_theme("dark")
+    while window.zoom < 1.4:
+        window.zoom_by(1)
+    perform(qtbot, window, "infer")  # the longest status text: waiting for you to run tools
+
+    qtbot.waitUntil(lambda: "Waiting" in window.status.phase_text(), timeout=WAIT_MS)
+    assert window.minimumSizeHint().width() <= 1920
+    assert window.toolbar.sizeHint().width() <= 1920  # Stop stays on the toolbar
+
+
+def test_a_closed_dialog_is_released_without_holding_it_in_a_lambda(qtbot, make_window):
+    window = make_window(start=False)
+    window.menus.open_settings()
+    dialog = window.menus.open_dialogs()[-1]
+
+    gone: list[bool] = []
+    dialog.destroyed.connect(lambda *_: gone.append(True))
+
+    dialog.reject()
+
+    qtbot.waitUntil(lambda: bool(gone), timeout=WAIT_MS)  # deleteLater ran
+    assert window.menus.open_dialogs() == []
+
+
 def test_an_error_notice_shows_in_the_banner_and_the_window_stays_usable(make_window):
     window = make_window()
 

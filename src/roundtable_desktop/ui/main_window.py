@@ -119,7 +119,13 @@ class MainWindow(QMainWindow):
         if left:
             self.resizeDocks(left, [440], Qt.Orientation.Horizontal)
         if right:
-            self.resizeDocks(right, [540], Qt.Orientation.Horizontal)
+            self.resizeDocks(right, [580], Qt.Orientation.Horizontal)
+        # The actor editor and the candidate lists get the larger share of their column.
+        for upper, lower, split in (("ActorsDock", "PolygonDock", [62, 38]),
+                                    ("CandidatesDock", "WhiteboardDock", [62, 38])):
+            if upper in by_class and lower in by_class:
+                self.resizeDocks([by_class[upper], by_class[lower]], split,
+                                 Qt.Orientation.Vertical)
         bottom = [d for n, d in by_class.items() if n in ("TranscriptDock",)]
         if bottom:
             self.resizeDocks(bottom, [270], Qt.Orientation.Vertical)

@@ -25,6 +25,9 @@ DEFAULT_THEME = "light"
 BASE_POINT_SIZE = 13.0
 ZOOM_STEPS = (0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.5)
 DEFAULT_ZOOM = 1.0
+# Above this zoom the toolbar is compacted and status texts may clip, so that the window
+# still fits a 1920 px screen (presenter mode is zoom 1.4).
+LARGE_ZOOM = 1.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +75,7 @@ class Inks:
 
     tool: str
     error: str
+    warning: str
     system: str
     live: str
     added: str
@@ -83,12 +87,14 @@ class Inks:
 
 
 LIGHT_INKS = Inks(
-    tool="#1a5fb4", error="#b3261e", system="#5f6368", live="#5b4bb7", added="#2e7d32",
-    removed="#b3261e", hunk="#5b4bb7", speaker="#8a5600", edge="#b87400", outline="#1d2b44",
+    tool="#1a5fb4", error="#b3261e", warning="#8a5600", system="#5f6368", live="#5b4bb7",
+    added="#2e7d32", removed="#b3261e", hunk="#5b4bb7", speaker="#8a5600", edge="#b87400",
+    outline="#1d2b44",
 )
 DARK_INKS = Inks(
-    tool="#7cb8ff", error="#ff8a80", system="#b0b6bf", live="#b9a8ff", added="#7ee787",
-    removed="#ffa198", hunk="#d2a8ff", speaker="#f5b82e", edge="#f5b82e", outline="#f4f4f4",
+    tool="#7cb8ff", error="#ff8a80", warning="#f5b82e", system="#b0b6bf", live="#b9a8ff",
+    added="#7ee787", removed="#ffa198", hunk="#d2a8ff", speaker="#f5b82e", edge="#f5b82e",
+    outline="#f4f4f4",
 )
 
 
@@ -133,17 +139,25 @@ def point_size(zoom: float) -> float:
     return round(BASE_POINT_SIZE * clamp_zoom(zoom), 1)
 
 
+# A long status text must not make the window wider than the screen: it clips instead.
+_STATUS_SHRINK = "QLabel#phaseLabel, QLabel#turnLabel, QLabel#lastCallLabel { min-width: 1px; }"
+
+
 def window_stylesheet(theme: str, zoom: float) -> str:
     """The application stylesheet: only colours, spacing and sizes, never layout."""
     c = colors(theme)
     pt = point_size(zoom)
-    big = round(pt * 1.08, 1)
+    # The toolbar's buttons are a little larger than the text, except at presenter zoom,
+    # where every toolbar entry (Stop included) must still fit a 1920 px screen.
+    large = zoom > LARGE_ZOOM + 1e-6
+    big = pt if large else round(pt * 1.08, 1)
+    pad, gap = ("4px 8px", 3) if large else ("6px 12px", 6)
     return f"""
 QWidget {{ font-size: {pt}pt; color: {c.text}; }}
 QMainWindow, QDialog, QDockWidget > QWidget {{ background: {c.background}; }}
-QToolBar {{ background: {c.panel}; border-bottom: 2px solid {c.border}; spacing: 6px;
+QToolBar {{ background: {c.panel}; border-bottom: 2px solid {c.border}; spacing: {gap}px;
            padding: 4px; }}
-QToolBar QToolButton {{ font-size: {big}pt; font-weight: 600; padding: 6px 12px;
+QToolBar QToolButton {{ font-size: {big}pt; font-weight: 600; padding: {pad};
                        border: 2px solid {c.border}; border-radius: 6px;
                        background: {c.background}; }}
 QToolBar QToolButton:hover {{ border-color: {c.accent}; }}
@@ -157,6 +171,7 @@ QDockWidget::title {{ background: {c.panel}; padding: 6px 8px;
                      border-bottom: 2px solid {c.border}; }}
 QStatusBar {{ background: {c.panel}; border-top: 2px solid {c.border}; }}
 QStatusBar QLabel {{ padding: 2px 8px; }}
+{_STATUS_SHRINK if large else ""}
 QLabel#offlineBadge {{ background: {c.warning_bg}; color: {c.warning_text};
                       border: 2px solid {c.warning_text}; border-radius: 6px;
                       font-weight: 700; }}

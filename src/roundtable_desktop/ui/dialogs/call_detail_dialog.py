@@ -4,7 +4,9 @@ of each payload section, and a diff against the same actor's previous payload.
 The request is the stored body, pretty-printed, read-only, with a Copy button that
 copies exactly that text. Section sizes come from parsing the user message (the
 context-window XHTML) with lxml and measuring it with context/payload.section_sizes.
-Non-modal: open it with `show()` or `open()`.
+Non-modal: open it with `show()` or `open()`. It takes its parent's palette and font (a
+window inherits neither by itself), so it follows the theme and zoom; code is shown in
+the platform's fixed-pitch font with fallbacks.
 Must not change the call, the store or the session.
 """
 
@@ -43,6 +45,7 @@ from PySide6.QtWidgets import (
 from roundtable_desktop.context.payload import SectionSize, section_sizes
 from roundtable_desktop.context.tokens import estimate_tokens
 from roundtable_desktop.store.records import CallRecord
+from roundtable_desktop.ui.theme import Inks, inks, monospace_font
 
 
 class PayloadNotXhtml(ValueError):
@@ -86,10 +89,10 @@ def payload_diff(call: CallRecord, previous: CallRecord | None) -> str:
 
 
 class _DiffHighlighter(QSyntaxHighlighter):
-    def __init__(self, document: QTextDocument) -> None:
+    def __init__(self, document: QTextDocument, ink: Inks) -> None:
         super().__init__(document)
         self._formats: dict[str, QTextCharFormat] = {}
-        for prefix, colour in (("+", "#2e7d32"), ("-", "#c62828"), ("@", "#6a5acd")):
+        for prefix, colour in (("+", ink.added), ("-", ink.removed), ("@", ink.hunk)):
             fmt = QTextCharFormat()
             fmt.setForeground(QColor(colour))
             self._formats[prefix] = fmt
@@ -112,6 +115,12 @@ class CallDetailDialog(QDialog):
         actor_name: str | None = None,
     ) -> None:
         super().__init__(parent)
+        if parent is not None:  # follow the theme and zoom of the window it was opened from
+            top = parent
+            while (up := top.parentWidget()) is not None:
+                top = up
+            self.setPalette(top.palette())
+            self.setFont(top.font())
         self.call = call
         self.previous = previous
         who = actor_name or call.actor_id or "no actor"
@@ -124,14 +133,16 @@ class CallDetailDialog(QDialog):
         self.summary_label.setWordWrap(True)
         self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        self.request_view = _code_view("requestView", request_json(call))
-        self.messages_view = _code_view("messagesView", payload_text(call))
+        code = monospace_font(self.font())
+        code.setPointSizeF(max(code.pointSizeF(), 10.0))
+        self.request_view = _code_view("requestView", request_json(call), code)
+        self.messages_view = _code_view("messagesView", payload_text(call), code)
         self.response_view = _code_view(
-            "responseView", call.response_text or "(no response text was recorded)"
+            "responseView", call.response_text or "(no response text was recorded)", code
         )
         self.sections_table = self._sections_table()
-        self.diff_view = _code_view("diffView", payload_diff(call, previous))
-        self._highlighter = _DiffHighlighter(self.diff_view.document())
+        self.diff_view = _code_view("diffView", payload_diff(call, previous), code)
+        self._highlighter = _DiffHighlighter(self.diff_view.document(), inks(self.palette()))
 
         self.tabs = QTabWidget()
         self.tabs.addTab(
@@ -208,16 +219,13 @@ def _summary(call: CallRecord, who: str) -> str:
     return text
 
 
-def _code_view(name: str, text: str) -> QPlainTextEdit:
+def _code_view(name: str, text: str, font: QFont) -> QPlainTextEdit:
     view = QPlainTextEdit()
     view.setObjectName(name)
     view.setReadOnly(True)
     view.setUndoRedoEnabled(False)
     # Wrapped for reading: the payload is one very long JSON string; the text is unchanged.
     view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-    font = QFont("DejaVu Sans Mono")
-    font.setStyleHint(QFont.StyleHint.Monospace)
-    font.setPointSizeF(max(view.font().pointSizeF(), 10.0))
     view.setFont(font)
     view.setPlainText(text)
     return view

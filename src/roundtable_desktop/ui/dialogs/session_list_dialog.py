@@ -1,11 +1,13 @@
 """Choose a stored session to replay: title, kind, status, when, and how many calls.
 
 Emits `sessionChosen(session_id)`; the window hands it to the ReplayBar. Open it with
-`open()` (non-blocking). Must not change or delete sessions.
+`open()` (non-blocking). The title column takes the spare width and every cell's
+tooltip has the full title. Must not change or delete sessions.
 """
 
 from __future__ import annotations
 
+import html
 import time
 
 from PySide6.QtCore import Qt, Signal
@@ -32,13 +34,14 @@ class SessionListDialog(QDialog):
     def __init__(self, store: SessionStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Replay a session")
-        self.resize(820, 480)
+        self.resize(1000, 520)
         self.tree = QTreeWidget()
         self.tree.setObjectName("sessionList")
         self.tree.setHeaderLabels(["Title", "Kind", "Status", "Last active", "Calls", "Id"])
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         header = self.tree.header()
+        header.setStretchLastSection(False)  # the title stretches, not the id
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.message = QLabel()
@@ -69,6 +72,11 @@ class SessionListDialog(QDialog):
                 [info.title, info.kind, info.status, when, str(info.call_count), info.id[:8]]
             )
             item.setData(0, _ID_ROLE, info.id)
+            # Titles are untrusted: escaped, or Qt would guess they are rich text.
+            tip = html.escape(f"{info.title}\n{info.kind} · {info.status} · {when}\nid: {info.id}")
+            tip = f"<p style='white-space:pre-wrap'>{tip}</p>"
+            for col in range(self.tree.columnCount()):
+                item.setToolTip(col, tip)
             self.tree.addTopLevelItem(item)
         if sessions:
             self.tree.setCurrentItem(self.tree.topLevelItem(0))

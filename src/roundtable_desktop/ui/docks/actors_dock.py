@@ -4,13 +4,16 @@ The list marks the current actor (bold, a ▶ marker) with their role, human sea
 model overrides. The editor changes an actor's prompt fields, model, role and human seat,
 and adds or removes actors, always through protocols/roundtable_edit.py (which enforces
 the meeting rules) and never by touching the state itself. Edits are disabled in replay,
-while a call runs and after the meeting ended.
+while a call runs and after the meeting ended; a disabled button's tooltip says why.
+The three prompt fields share one tabbed editor that takes the dock's spare height, so
+each stays several lines tall; when the dock is short the form scrolls (vertically only,
+following the focused field) instead of squeezing the editors.
 Must hold no engine logic besides calling those edit functions.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -25,6 +28,8 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -46,6 +51,7 @@ from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, plain_tooltip
 _ID_ROLE = Qt.ItemDataRole.UserRole
 _CURRENT_MARK = "▶ "
 _OTHER_MARK = "    "
+PROMPT_MIN_LINES = 5  # the prompt editor never gets shorter: the form scrolls instead
 
 
 class ActorsDock(BridgeDock):
@@ -68,25 +74,37 @@ class ActorsDock(BridgeDock):
             self.role_combo.addItem(role.value.capitalize(), role.value)
         self.model_edit = QLineEdit()
         self.model_edit.setPlaceholderText("session default")
-        self.human_check = QCheckBox("A person writes this actor's replies")
+        self.human_check = QCheckBox("A person writes the replies")
+        self.human_check.setToolTip("A human seat: someone types this actor's replies in the "
+                                    "Human seat dock instead of the model.")
         self.personality_edit = _prompt_edit()
         self.goal_edit = _prompt_edit()
         self.grounding_edit = _prompt_edit()
+        self.prompt_tabs = QTabWidget()
+        self.prompt_tabs.setObjectName("actorPromptTabs")
+        self.prompt_tabs.setDocumentMode(True)
+        self.prompt_tabs.addTab(self.personality_edit, "Personality")
+        self.prompt_tabs.addTab(self.goal_edit, "Goal")
+        self.prompt_tabs.addTab(self.grounding_edit, "Grounding")
+        self.prompt_tabs.setSizePolicy(QSizePolicy.Policy.Preferred,
+                                       QSizePolicy.Policy.Expanding)
         self.interests_edit = QLineEdit()
         self.interests_edit.setPlaceholderText("comma-separated, e.g. rag, agents, evals")
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # At a large zoom a field that no longer fits beside its label goes below it.
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         form.addRow("Name", self.name_edit)
         form.addRow("Role", self.role_combo)
         form.addRow("Model", self.model_edit)
         form.addRow("Human seat", self.human_check)
-        form.addRow("Personality", self.personality_edit)
-        form.addRow("Goal", self.goal_edit)
-        form.addRow("Grounding", self.grounding_edit)
         form.addRow("Interests", self.interests_edit)
+        box_layout = QVBoxLayout()
+        box_layout.addLayout(form)
+        box_layout.addWidget(self.prompt_tabs, 1)
         self.editor_box = QGroupBox("Edit actor")
-        self.editor_box.setLayout(form)
+        self.editor_box.setLayout(box_layout)
 
         self.apply_button = QPushButton("Apply changes")
         self.apply_button.setObjectName("applyActorButton")
@@ -127,13 +145,19 @@ class ActorsDock(BridgeDock):
         layout.addWidget(self.actor_list)
         layout.addLayout(seat_row)
         layout.addWidget(self.blocked_label)
-        layout.addWidget(self.editor_box, 3)
+        layout.addWidget(self.editor_box, 1)
         layout.addLayout(edit_row)
         layout.addWidget(self.message_label)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(inner)
-        self.setWidget(scroll)
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName("actorsScroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(inner)
+        self.setWidget(self.scroll)
+        for field in (self.name_edit, self.role_combo, self.model_edit, self.human_check,
+                      self.interests_edit, self.personality_edit, self.goal_edit,
+                      self.grounding_edit, self.apply_button):
+            field.installEventFilter(self)
 
         bridge.stateChanged.connect(self._on_bridge_state_changed)
         bridge.phaseChanged.connect(self._on_bridge_phase_changed)
@@ -171,7 +195,7 @@ class ActorsDock(BridgeDock):
             current = state is not None and index == state.current
             item = QListWidgetItem(_list_text(actor, current))
             item.setData(_ID_ROLE, actor.id)
-            item.setToolTip(plain_tooltip(f"id: {actor.id}"))
+            item.setToolTip(plain_tooltip(f"{_list_text(actor, False).strip()}\nid: {actor.id}"))
             font = QFont(self.actor_list.font())
             font.setBold(current)
             item.setFont(font)
@@ -179,13 +203,22 @@ class ActorsDock(BridgeDock):
             if actor.id == self._selected_id:
                 self.actor_list.setCurrentItem(item)
         self.actor_list.blockSignals(False)
-        # Show every seat (at most 7) without scrolling.
-        rows = max(len(actors), 2)
-        row_height = self.actor_list.sizeHintForRow(0) if actors else self.fontMetrics().height()
-        self.actor_list.setMinimumHeight(rows * row_height + 2 * self.actor_list.frameWidth() + 4)
+        self._fit_list_height()
         if not self._dirty:
             self._load_form()
         self._update_enabled()
+
+    def _fit_list_height(self) -> None:
+        """Every seat (at most 7) without scrolling; the prompt editor takes the rest."""
+        count = self.actor_list.count()
+        row_height = self.actor_list.sizeHintForRow(0) if count else self.fontMetrics().height()
+        bar = self.actor_list.horizontalScrollBar()
+        extra = bar.sizeHint().height() if bar.isVisible() else 0
+        self.actor_list.setFixedHeight(
+            max(count, 2) * row_height + 2 * self.actor_list.frameWidth() + 4 + extra)
+
+    def _on_theme_changed(self) -> None:
+        self._fit_list_height()  # zoom changes the row height
 
     def _load_form(self) -> None:
         state = self.state()
@@ -202,6 +235,8 @@ class ActorsDock(BridgeDock):
             self.goal_edit.setPlainText(actor.goal if actor else "")
             self.grounding_edit.setPlainText(actor.grounding if actor else "")
             self.interests_edit.setText(", ".join(actor.interests) if actor else "")
+            for line in (self.name_edit, self.model_edit, self.interests_edit):
+                line.setCursorPosition(0)  # show where the text starts, not where it ends
         finally:
             self._loading = False
         self._dirty = False
@@ -215,11 +250,23 @@ class ActorsDock(BridgeDock):
         self.blocked_label.setText(blocked)
         self.blocked_label.setVisible(bool(blocked))
         self.editor_box.setEnabled(can_edit)
-        self.apply_button.setEnabled(can_edit and self._dirty)
-        self.revert_button.setEnabled(can_edit and self._dirty)
-        self.add_button.setEnabled(not blocked and bool(state) and
-                                   len(state.actors if state else []) < MAX_ACTORS)
-        self.remove_button.setEnabled(can_edit)
+        no_actor = "Select an actor in the list first."
+        unchanged = blocked or (no_actor if not has_actor else "Nothing was changed yet.")
+        full = len(state.actors if state else []) >= MAX_ACTORS
+        _enable(self.apply_button, can_edit and self._dirty, unchanged,
+                "Apply the edits to this actor (from their next call on).")
+        _enable(self.revert_button, can_edit and self._dirty, unchanged,
+                "Undo the edits that were not applied.")
+        _enable(self.add_button, not blocked and bool(state) and not full,
+                blocked or f"The table is full ({MAX_ACTORS} seats).",
+                "Add a guest seat at the end of the table.")
+        _enable(self.remove_button, can_edit, blocked or no_actor,
+                "Remove the selected actor from the table.")
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.FocusIn and isinstance(watched, QWidget):
+            self.scroll.ensureWidgetVisible(watched, 0, 24)  # tabbing scrolls the form
+        return super().eventFilter(watched, event)
 
     # -- slots ----------------------------------------------------------------------------
     def _on_bridge_state_changed(self, part: str) -> None:
@@ -319,12 +366,29 @@ class ActorsDock(BridgeDock):
 
 
 def _prompt_edit() -> QPlainTextEdit:
-    edit = QPlainTextEdit()
+    edit = _PromptEdit()
     edit.setTabChangesFocus(True)
-    line = edit.fontMetrics().lineSpacing()
-    edit.setMinimumHeight(line * 3 + 12)
-    edit.setMaximumHeight(line * 6 + 12)
+    edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+    edit.fit_lines()
     return edit
+
+
+class _PromptEdit(QPlainTextEdit):
+    """A prompt editor at least PROMPT_MIN_LINES tall at the current zoom."""
+
+    def fit_lines(self) -> None:
+        line = self.fontMetrics().lineSpacing()
+        self.setMinimumHeight(line * PROMPT_MIN_LINES + 2 * self.frameWidth() + 8)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.fit_lines()
+
+
+def _enable(button: QPushButton, enabled: bool, why_not: str, what: str) -> None:
+    button.setEnabled(enabled)
+    button.setToolTip(what if enabled else why_not)
 
 
 def _list_text(actor: Actor, current: bool) -> str:

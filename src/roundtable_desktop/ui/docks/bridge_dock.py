@@ -2,7 +2,8 @@
 
 It fixes the object name (the window saves the layout by it), refreshes on
 `sessionChanged`, and coalesces bursts of engine signals into one refresh per pass of
-the event loop (running tools emits several `stateChanged` in a row).
+the event loop (running tools emits several `stateChanged` in a row). Docks that paint
+their own colours read `theme_palette()` and redraw in `_on_theme_changed()`.
 Must hold no engine logic and never reach into protocol internals.
 """
 
@@ -10,7 +11,8 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from roundtable_desktop.domain.meeting import MeetingState
@@ -37,6 +39,10 @@ class BridgeDock(QDockWidget):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(0)
         self._refresh_timer.timeout.connect(self.refresh)
+        self._theme_timer = QTimer(self)
+        self._theme_timer.setSingleShot(True)
+        self._theme_timer.setInterval(0)
+        self._theme_timer.timeout.connect(self._on_theme_changed)
         bridge.sessionChanged.connect(self._on_bridge_session_changed)
 
     # -- what subclasses read ---------------------------------------------------------
@@ -65,6 +71,27 @@ class BridgeDock(QDockWidget):
         if turn is not None and not turn.enabled:
             return turn.reason or "The session is busy."
         return ""
+
+    # -- theme --------------------------------------------------------------------------
+    def theme_palette(self) -> QPalette:
+        """The theme's colours: the palette of the window this dock belongs to.
+
+        Not the dock's own palette: the window's stylesheet rewrites the palettes of the
+        widgets it styles from the application's default (a light Base in the dark
+        theme). A floating dock's parent is still the window.
+        """
+        top: QWidget = self
+        while (parent := top.parentWidget()) is not None:
+            top = parent
+        return top.palette()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):
+            self._theme_timer.start()  # a theme change is a burst of these: redraw once
+
+    def _on_theme_changed(self) -> None:
+        """Docks that paint their own colours redraw here."""
 
     # -- refresh ------------------------------------------------------------------------
     def schedule_refresh(self) -> None:

@@ -23,14 +23,15 @@ from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.dialogs.call_detail_dialog import CallDetailDialog
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.theme import LIGHT_INKS, Inks, inks
 
 COLUMNS = ("Time", "Actor", "Model", "Prompt", "Completion", "Latency", "Cost", "Status")
-_STATUS_COLOURS = {
-    CallStatus.FAILED: "#d0463c",
-    CallStatus.INTERRUPTED: "#d0463c",
-    CallStatus.PARTIAL: "#d08a2f",
-    CallStatus.CANCELLED: "#d08a2f",
-    CallStatus.PENDING: "#7a6cc4",
+_STATUS_INKS = {  # which ink of the theme's Inks each status is written in
+    CallStatus.FAILED: "error",
+    CallStatus.INTERRUPTED: "error",
+    CallStatus.PARTIAL: "warning",
+    CallStatus.CANCELLED: "warning",
+    CallStatus.PENDING: "live",
 }
 Index = QModelIndex | QPersistentModelIndex
 
@@ -42,6 +43,7 @@ class CallsTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.records: list[CallRecord] = []
         self.names: dict[str, str] = {}
+        self.ink: Inks = LIGHT_INKS  # the dock sets the inks of its palette
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.records)
@@ -66,8 +68,8 @@ class CallsTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and 3 <= col <= 6:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and col == 7:
-            colour = _STATUS_COLOURS.get(call.status)
-            return QColor(colour) if colour else None
+            ink = _STATUS_INKS.get(call.status)
+            return QColor(getattr(self.ink, ink)) if ink else None
         if role == Qt.ItemDataRole.ToolTipRole and call.error:
             return call.error
         return None
@@ -118,11 +120,20 @@ class CallsDock(BridgeDock):
         self.table.activated.connect(self._on_table_activated)
         self.setWidget(self.table)
         self._dialogs: list[CallDetailDialog] = []
+        self.model.ink = inks(self.theme_palette())
 
         bridge.callStarted.connect(self._on_bridge_call_started)
         bridge.callFinished.connect(self._on_bridge_call_finished)
         bridge.stateChanged.connect(self._on_bridge_state_changed)
         self.refresh()
+
+    def _on_theme_changed(self) -> None:
+        ink = inks(self.theme_palette())
+        if ink != self.model.ink:  # status colours follow the theme
+            self.model.ink = ink
+            if self.model.records:
+                self.model.dataChanged.emit(self.model.index(0, 0), self.model.index(
+                    len(self.model.records) - 1, len(COLUMNS) - 1))
 
     # -- refresh --------------------------------------------------------------------------
     def refresh(self) -> None:

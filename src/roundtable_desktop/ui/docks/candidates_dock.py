@@ -2,8 +2,10 @@
 
 Each row shows title, channel and duration (suggestions also who proposed them; ranked
 candidates their rank). The title is the column that stretches: it keeps at least
-TITLE_SHARE of the width, the other columns shrink (elided) before it does, and every
-cell's tooltip holds the full title. Selecting a row emits `candidateActivated(id)` so the
+TITLE_SHARE of the width, the other columns shrink (elided) before it does, the
+candidates' Channel column drops out while the list is too narrow for it (suggestions
+never show it: who proposed them matters more), and every cell's tooltip holds the full
+title, channel and duration. Selecting a row emits `candidateActivated(id)` so the
 window can scroll the context view to that candidate. Titles are untrusted text and are
 only ever set as plain item text.
 Must hold no engine logic and never change the state.
@@ -34,6 +36,7 @@ TITLE = "Title"
 TITLE_SHARE = 0.45  # of the list's width, whatever the other columns would like
 _ELASTIC = frozenset({"Channel", "Proposed by"})  # shrink (elided) when space is short
 _ELASTIC_MIN_CHARS = 6
+_DROP_BELOW = 0.6  # a droppable column cut to less than this share of its text is hidden
 
 
 class CandidatesDock(BridgeDock):
@@ -42,10 +45,16 @@ class CandidatesDock(BridgeDock):
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__("Candidates and suggestions", "candidatesDock", bridge, parent)
         self.candidates_label = QLabel("Candidates")
-        self.candidate_tree = _tree(["Rank", "Title", "Channel", "Duration"], "candidateTree")
+        self.candidate_tree = CandidateTreeView(
+            ["Rank", "Title", "Channel", "Duration"], "candidateTree",
+            droppable=frozenset({"Channel"}),
+        )
         self.suggestions_label = QLabel("Suggestions")
-        self.suggestion_tree = _tree(
-            ["#", "Title", "Channel", "Duration", "Proposed by"], "suggestionTree"
+        # Who proposed it matters more here than the channel (the candidate list and
+        # every tooltip show the channel): the title gets that width.
+        self.suggestion_tree = CandidateTreeView(
+            ["#", "Title", "Channel", "Duration", "Proposed by"], "suggestionTree",
+            hidden=frozenset({"Channel"}),
         )
         for label in (self.candidates_label, self.suggestions_label):
             label.setTextFormat(Qt.TextFormat.PlainText)
@@ -134,9 +143,15 @@ class CandidatesDock(BridgeDock):
 
 
 class CandidateTreeView(QTreeWidget):
-    """A list of candidates whose Title column gets the width the others can spare."""
+    """A list of candidates whose Title column gets the width the others can spare.
 
-    def __init__(self, headers: list[str], name: str) -> None:
+    `hidden` columns are never shown; `droppable` ones are hidden while the list is too
+    narrow to show them usefully (the tooltip still has them) and come back when it
+    widens.
+    """
+
+    def __init__(self, headers: list[str], name: str, *, hidden: frozenset[str] = frozenset(),
+                 droppable: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.setObjectName(name)
         self.setHeaderLabels(headers)
@@ -146,34 +161,59 @@ class CandidateTreeView(QTreeWidget):
         self.setSelectionMode(QTreeWidget.SelectionMode.SingleSelection)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.title_column = headers.index(TITLE)
+        self._hidden = {headers.index(h) for h in hidden}
+        self._droppable = {headers.index(h) for h in droppable}
+        self._fitting = False
         header = self.header()
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(24)
         for col in range(len(headers)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+            self.setColumnHidden(col, col in self._hidden)
         header.setSectionResizeMode(self.title_column, QHeaderView.ResizeMode.Stretch)
 
     def fit_columns(self) -> None:
         """Size the other columns to their contents, shrinking the elastic ones (channel,
-        proposer) so the title keeps at least TITLE_SHARE of the width."""
+        proposer) so the title keeps at least TITLE_SHARE of the width; drop a droppable
+        column that would keep less than _DROP_BELOW of its text."""
         width = self.viewport().width()
-        if width <= 0:
+        if width <= 0 or self._fitting:
             return
-        header = self.header()
-        wants = {
-            col: max(self.sizeHintForColumn(col), header.sectionSizeHint(col))
-            for col in range(self.columnCount()) if col != self.title_column
-        }
-        elastic = [c for c in wants if self.headerItem().text(c) in _ELASTIC]
-        fixed = sum(w for c, w in wants.items() if c not in elastic)
+        self._fitting = True
+        try:
+            header = self.header()
+            wants = {
+                col: max(self.sizeHintForColumn(col), header.sectionSizeHint(col))
+                for col in range(self.columnCount())
+                if col != self.title_column and col not in self._hidden
+            }
+            widths = self._plan(width, wants, list(wants))
+            dropped = {c for c in self._droppable if widths[c] < wants[c] * _DROP_BELOW}
+            if dropped:
+                widths = self._plan(width, wants, [c for c in wants if c not in dropped])
+            for col in self._droppable:
+                if self.isColumnHidden(col) != (col in dropped):
+                    self.setColumnHidden(col, col in dropped)
+            for col, col_width in widths.items():
+                header.resizeSection(col, col_width)
+        finally:
+            self._fitting = False
+
+    def _plan(self, width: int, wants: dict[int, int], columns: list[int]) -> dict[int, int]:
+        elastic = [c for c in columns if self.headerItem().text(c) in _ELASTIC]
+        fixed = sum(wants[c] for c in columns if c not in elastic)
         room = width - int(width * TITLE_SHARE) - fixed
         elastic_want = sum(wants[c] for c in elastic)
+        widths = {c: wants[c] for c in columns}
         if elastic and elastic_want > room:
             least = self.fontMetrics().averageCharWidth() * _ELASTIC_MIN_CHARS
             for c in elastic:
-                wants[c] = max(least, room * wants[c] // max(elastic_want, 1))
-        for col, want in wants.items():
-            header.resizeSection(col, want)
+                widths[c] = max(least, room * wants[c] // max(elastic_want, 1))
+        return widths
+
+    def shown_headers(self) -> list[str]:
+        return [self.headerItem().text(c) for c in range(self.columnCount())
+                if not self.isColumnHidden(c)]
 
     def title_width(self) -> int:
         return self.header().sectionSize(self.title_column)
@@ -186,10 +226,6 @@ class CandidateTreeView(QTreeWidget):
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self.fit_columns()  # zoom changes every column's text width
-
-
-def _tree(headers: list[str], name: str) -> CandidateTreeView:
-    return CandidateTreeView(headers, name)
 
 
 def _titled(label: QLabel, tree: CandidateTreeView) -> QWidget:

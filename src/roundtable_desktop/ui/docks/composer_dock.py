@@ -94,19 +94,21 @@ class ComposerDock(BridgeDock):
         self.send_button.clicked.connect(self._on_send_clicked)
         self.clear_button.clicked.connect(self.editor.clear)
 
+        # Two columns, not four: at presenter zoom a wide row would set the window's
+        # minimum width beyond a 1920 px screen.
         tools = QGridLayout()
         tools.addWidget(self.rank_button, 0, 0)
         commit_row = QHBoxLayout()
         commit_row.addWidget(self.top_spin)
         commit_row.addWidget(self.commit_button)
         tools.addLayout(commit_row, 0, 1)
-        tools.addWidget(self.pass_button, 0, 2)
-        tools.addWidget(self.finalize_button, 0, 3)
-        tools.addWidget(self.note_text, 1, 0, 1, 4)
+        tools.addWidget(self.pass_button, 1, 0)
+        tools.addWidget(self.finalize_button, 1, 1)
+        tools.addWidget(self.note_text, 2, 0, 1, 2)
         note_row = QHBoxLayout()
         for button in (self.note_button, self.whiteboard_button, self.say_button):
             note_row.addWidget(button)
-        tools.addLayout(note_row, 2, 0, 1, 4)
+        tools.addLayout(note_row, 3, 0, 1, 2)
 
         send_row = QHBoxLayout()
         send_row.addStretch(1)
@@ -116,7 +118,9 @@ class ComposerDock(BridgeDock):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(QLabel("Tick candidates to rank or finalize:"))
+        tick_label = QLabel("Tick candidates to rank or finalize:")
+        tick_label.setWordWrap(True)
+        left_layout.addWidget(tick_label)
         left_layout.addWidget(self.candidate_list)
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -215,15 +219,18 @@ class ComposerDock(BridgeDock):
                 f"{state.actor.name} is a human seat: write the reply, then Send."
             )
         enabled = not why
-        for widget in (self.candidate_list, self.editor, self.rank_button, self.top_spin,
-                       self.commit_button, self.pass_button, self.note_text, self.note_button,
-                       self.whiteboard_button, self.say_button, self.clear_button):
+        for widget in (self.candidate_list, self.editor, self.top_spin, self.note_text):
             widget.setEnabled(enabled)
+        for button in (self.commit_button, self.pass_button, self.note_button,
+                       self.whiteboard_button, self.say_button, self.clear_button):
+            _enable(button, enabled, why)
         admin = bool(state and state.actor.role == Role.ADMINISTRATOR)
-        self.finalize_button.setEnabled(enabled and admin and bool(self._ticked))
-        self.finalize_button.setToolTip("" if admin else "Only the administrator may finalize.")
-        self.rank_button.setEnabled(enabled and bool(self._ticked))
-        self.send_button.setEnabled(enabled and bool(self.editor.toPlainText().strip()))
+        untick = "Tick one or more candidates in the list first."
+        _enable(self.finalize_button, enabled and admin and bool(self._ticked),
+                why or ("Only the administrator may finalize." if not admin else untick))
+        _enable(self.rank_button, enabled and bool(self._ticked), why or untick)
+        _enable(self.send_button, enabled and bool(self.editor.toPlainText().strip()),
+                why or "Write at least one CALL: line first.")
 
     # -- inserting calls ------------------------------------------------------------------
     def insert_call(self, call: str, *, cursor_back: int = 0) -> None:
@@ -298,3 +305,9 @@ class ComposerDock(BridgeDock):
         # Actions start and finish without a state change (e.g. a failed call).
         if isinstance(event, ActionStarted | ActionFinished):
             self.schedule_refresh()
+
+
+def _enable(button: QPushButton, enabled: bool, why_not: str) -> None:
+    """Enable `button`, or disable it with the reason as its tooltip."""
+    button.setEnabled(enabled)
+    button.setToolTip("" if enabled else why_not)

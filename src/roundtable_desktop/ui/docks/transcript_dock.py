@@ -5,7 +5,8 @@ happens only when a different session is shown). Tool calls and refusals have th
 colour and prefix (⚙ ran, ✗ refused). A streamed reply is written into its own block
 as tokens arrive: tokens are buffered and flushed at most every FLUSH_MS, each flush one
 insert at a kept cursor, so a fast stream never re-renders the view or stalls the loop.
-Untrusted text is inserted as plain text. Must hold no engine logic.
+Untrusted text is inserted as plain text. Colours follow the theme: a palette change
+re-renders with the inks for the new background. Must hold no engine logic.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from roundtable_desktop.domain.events import CallFinished, CallStarted
 from roundtable_desktop.domain.meeting import MeetingState, TranscriptKind, TranscriptLine
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.theme import LIGHT_INKS, Inks, inks, monospace_font
 
 FLUSH_MS = 40
-TOOL_COLOUR = "#2f7fd0"
-REFUSAL_COLOUR = "#d0463c"
-SYSTEM_COLOUR = "#8a8a8a"
-LIVE_COLOUR = "#7a6cc4"
+# On the light theme; the dark theme's inks are lighter (theme.DARK_INKS).
+TOOL_COLOUR = LIGHT_INKS.tool
+REFUSAL_COLOUR = LIGHT_INKS.error
+SYSTEM_COLOUR = LIGHT_INKS.system
+LIVE_COLOUR = LIGHT_INKS.live
 PREFIX = {
     TranscriptKind.SPOKEN: "» ",
     TranscriptKind.TOOL: "⚙ ",
@@ -61,12 +64,14 @@ class TranscriptDock(BridgeDock):
         self._live_call: str | None = None
         self._live_reply: _Reply | None = None
         self._live_cursor: QTextCursor | None = None
+        self._restyle_pending = False
         self._pending: list[str] = []
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(FLUSH_MS)
         self._flush_timer.timeout.connect(self.flush_tokens)
-        self._formats = _formats(self.view.font())
+        self._inks = inks(self.theme_palette())
+        self._formats = _formats(self.view.font(), self._inks)
 
         bridge.stateChanged.connect(self._on_bridge_state_changed)
         bridge.toolRan.connect(self._on_bridge_tool_ran)
@@ -77,6 +82,16 @@ class TranscriptDock(BridgeDock):
 
     def text(self) -> str:
         return self.view.toPlainText()
+
+    def _on_theme_changed(self) -> None:
+        new = inks(self.theme_palette())
+        if new != self._inks:  # the theme changed: draw everything in the new inks
+            self._inks = new
+            self._formats = _formats(self.view.font(), new)
+            # A streaming reply keeps its cursor; it is redrawn when the call finishes.
+            self._restyle_pending = self._live_call is not None
+            if not self._restyle_pending:
+                self._render_all(self.state())
 
     # -- transcript lines ----------------------------------------------------------------
     def refresh(self) -> None:
@@ -193,6 +208,9 @@ class TranscriptDock(BridgeDock):
                         f"  {self._live_reply.status}", self._formats["refusal"]
                     )
         self._end_live()
+        if self._restyle_pending:
+            self._restyle_pending = False
+            self._render_all(self.state())
 
     def _end_live(self) -> None:
         self._flush_timer.stop()
@@ -244,7 +262,9 @@ def _key(line: TranscriptLine) -> tuple[str | None, str, str]:
     return (line.actor_id, line.kind.value, line.text)
 
 
-def _formats(base: QFont) -> dict[str, QTextCharFormat]:
+def _formats(base: QFont, ink: Inks) -> dict[str, QTextCharFormat]:
+    mono_families = monospace_font(base).families()
+
     def fmt(colour: str | None = None, *, bold: bool = False, italic: bool = False,
             mono: bool = False) -> QTextCharFormat:
         f = QTextCharFormat()
@@ -254,18 +274,20 @@ def _formats(base: QFont) -> dict[str, QTextCharFormat]:
             f.setFontWeight(QFont.Weight.Bold)
         f.setFontItalic(italic)
         if mono:
-            f.setFontFamilies(["DejaVu Sans Mono", "Menlo", "Consolas", "monospace"])
+            f.setFontFamilies(mono_families)
+            f.setFontStyleHint(QFont.StyleHint.Monospace)
+            f.setFontFixedPitch(True)
         return f
 
     return {
         "spoken": fmt(),
         "spoken_name": fmt(bold=True),
-        "tool": fmt(TOOL_COLOUR),
-        "tool_name": fmt(TOOL_COLOUR, bold=True),
-        "refusal": fmt(REFUSAL_COLOUR),
-        "refusal_name": fmt(REFUSAL_COLOUR, bold=True),
-        "system": fmt(SYSTEM_COLOUR, italic=True),
-        "system_name": fmt(SYSTEM_COLOUR, italic=True),
-        "live_header": fmt(LIVE_COLOUR, bold=True),
-        "live": fmt(LIVE_COLOUR, mono=True),
+        "tool": fmt(ink.tool),
+        "tool_name": fmt(ink.tool, bold=True),
+        "refusal": fmt(ink.error),
+        "refusal_name": fmt(ink.error, bold=True),
+        "system": fmt(ink.system, italic=True),
+        "system_name": fmt(ink.system, italic=True),
+        "live_header": fmt(ink.live, bold=True),
+        "live": fmt(ink.live, mono=True),
     }

@@ -3,13 +3,15 @@
 Two tabs. The whiteboard is what every actor sees on later turns; private notes are
 grouped by actor (only that actor sees them). Note text is untrusted: it is escaped
 before it reaches the read-only text view, which opens no links and loads nothing.
-Must hold no engine logic and never change the state.
+Turn numbers and empty-state hints use the palette's muted colour, so they follow the
+theme. Must hold no engine logic and never change the state.
 """
 
 from __future__ import annotations
 
 import html
 
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
 
 from roundtable_desktop.domain.meeting import MeetingState, Note
@@ -28,6 +30,7 @@ class WhiteboardDock(BridgeDock):
         self.tabs.addTab(self.whiteboard_view, "Whiteboard")
         self.tabs.addTab(self.notes_view, "Private notes")
         self.setWidget(self.tabs)
+        self._muted = ""
         bridge.stateChanged.connect(self._on_bridge_state_changed)
         self.refresh()
 
@@ -39,12 +42,19 @@ class WhiteboardDock(BridgeDock):
 
     def refresh(self) -> None:
         state = self.state()
+        muted = self._muted = self.theme_palette().color(
+            QPalette.ColorRole.PlaceholderText).name()
         board = state.whiteboard if state else []
         self.tabs.setTabText(0, f"Whiteboard ({len(board)})")
-        _set_keeping_scroll(self.whiteboard_view, _whiteboard_html(state))
+        _set_keeping_scroll(self.whiteboard_view, _whiteboard_html(state, muted))
         count = sum(len(v) for v in state.notes.values()) if state else 0
         self.tabs.setTabText(1, f"Private notes ({count})")
-        _set_keeping_scroll(self.notes_view, _notes_html(state))
+        _set_keeping_scroll(self.notes_view, _notes_html(state, muted))
+
+    def _on_theme_changed(self) -> None:
+        muted = self.theme_palette().color(QPalette.ColorRole.PlaceholderText).name()
+        if muted != self._muted:  # the muted colour is baked into the markup
+            self.refresh()
 
     def _on_bridge_state_changed(self, part: str) -> None:
         if part in _PARTS:
@@ -73,29 +83,30 @@ def _name(state: MeetingState, actor_id: str) -> str:
     return actor.name if actor else actor_id
 
 
-def _note_html(note: Note, who: str | None) -> str:
+def _note_html(note: Note, who: str | None, muted: str) -> str:
     author = f"<b>{html.escape(who)}</b>: " if who else ""
     return (
-        f"<p style='margin: 0 0 8px 0'><span style='color: gray'>Turn {note.turn}</span> "
+        f"<p style='margin: 0 0 8px 0'><span style='color: {muted}'>Turn {note.turn}</span> "
         f"{author}{html.escape(note.text)}</p>"
     )
 
 
-def _empty(text: str) -> str:
-    return f"<p style='color: gray'><i>{html.escape(text)}</i></p>"
+def _empty(text: str, muted: str) -> str:
+    return f"<p style='color: {muted}'><i>{html.escape(text)}</i></p>"
 
 
-def _whiteboard_html(state: MeetingState | None) -> str:
+def _whiteboard_html(state: MeetingState | None, muted: str) -> str:
     if state is None:
-        return _empty("No session.")
+        return _empty("No session.", muted)
     if not state.whiteboard:
-        return _empty("The whiteboard is empty. Actors write here with addWhiteboard(\"...\").")
-    return "".join(_note_html(n, _name(state, n.author)) for n in state.whiteboard)
+        return _empty("The whiteboard is empty. Actors write here with addWhiteboard(\"...\").",
+                      muted)
+    return "".join(_note_html(n, _name(state, n.author), muted) for n in state.whiteboard)
 
 
-def _notes_html(state: MeetingState | None) -> str:
+def _notes_html(state: MeetingState | None, muted: str) -> str:
     if state is None:
-        return _empty("No session.")
+        return _empty("No session.", muted)
     parts: list[str] = []
     for actor in state.actors:
         notes = state.notes.get(actor.id, [])
@@ -103,12 +114,12 @@ def _notes_html(state: MeetingState | None) -> str:
             f"<h3 style='margin: 10px 0 4px 0'>{html.escape(actor.name)} ({len(notes)})</h3>"
         )
         if notes:
-            parts.extend(_note_html(n, None) for n in notes)
+            parts.extend(_note_html(n, None, muted) for n in notes)
         else:
-            parts.append(_empty("No private notes yet."))
+            parts.append(_empty("No private notes yet.", muted))
     seated = {a.id for a in state.actors}
     for author, notes in state.notes.items():
         if author not in seated and notes:
             parts.append(f"<h3>{html.escape(author)} (left the table)</h3>")
-            parts.extend(_note_html(n, None) for n in notes)
+            parts.extend(_note_html(n, None, muted) for n in notes)
     return "".join(parts)
