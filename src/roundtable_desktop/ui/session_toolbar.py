@@ -56,6 +56,10 @@ class SessionToolBar(QToolBar):
         self.kind_combo = QComboBox(self)
         self.kind_combo.setObjectName("kindCombo")
         self.kind_combo.setModel(_kind_model())
+        # Sized for "Roundtable", not for the longest disabled entry's explanation.
+        self.kind_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.kind_combo.setMinimumContentsLength(12)
         self.kind_combo.setToolTip("Session kind for New session (Ctrl+N)")
         self.addWidget(self.kind_combo)
         self.addWidget(QLabel("Scenario", self))

@@ -130,6 +130,7 @@ class SessionStatusBar(QStatusBar):
         else:
             text = PHASE_WORDS.get(phase, phase.replace("_", " ").capitalize())
         self.phase_label.setText(text)
+        self.phase_label.setToolTip(text)  # presenter zoom may cut the line at the edge
         self._render_turn()
 
     def _next_step(self) -> str:
