@@ -92,10 +92,14 @@ def streaming_stalls() -> None:
     streaming: list[float] = []  # the gaps sampled between the first and the last token
     tokens: list[int] = []
 
+    def bench_client() -> ClientChoice:
+        client = OpenAICompatClient(fake.base_url, None)
+        client.prepare()  # as app.choose_client does
+        return ClientChoice(client, "bench-model", "local")
+
     async def run() -> None:
         store = SessionStore.open(default_db_path())
-        window = compose_window(store, client_factory=lambda: ClientChoice(
-            OpenAICompatClient(fake.base_url, None), "bench-model", "local"))
+        window = compose_window(store, client_factory=bench_client)
         window.resize(1920, 1080)
         window.show()
         await window.runner.start_new()

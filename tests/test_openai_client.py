@@ -415,3 +415,10 @@ def test_cost_is_estimated_from_the_price_table():
     usage = Usage(prompt_tokens=1_000_000, completion_tokens=500_000)
     assert client.estimate_cost("m", usage) == pytest.approx(2.0)
     assert client.estimate_cost("unknown", usage) is None
+
+
+def test_prepare_builds_the_http_client_before_the_first_call():
+    client = OpenAICompatClient("http://127.0.0.1:9/v1", None)
+    client.prepare()
+    assert client._http is not None
+    asyncio.run(client.aclose())

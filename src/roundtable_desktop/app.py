@@ -77,6 +77,7 @@ def choose_client(settings: AppSettings, keys: KeyStore) -> ClientChoice:
         offline.note = f"No API key is set for {label}: the offline model answers for now."
         return offline
     client = make_client(wanted, key)
+    client.prepare()  # SSL context and lazy imports now, not inside the first stream
     return ClientChoice(client, wanted.model, wanted.provider)
 
 

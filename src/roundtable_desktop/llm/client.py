@@ -47,5 +47,8 @@ class ChatClient(ABC):
         """Cost in USD for this usage, or None when the model has no price."""
         return None
 
+    def prepare(self) -> None:  # noqa: B027 - optional hook, not abstract
+        """Do one-time set-up now (at start-up) rather than inside the first call."""
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, not abstract
         """Release connections; the default client holds none."""
