@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""The two commands: `python3 dev.py app` runs the app, `python3 dev.py test` the tests.
+"""The commands: `python3 dev.py app` runs the app, `python3 dev.py test` the tests,
+`python3 dev.py package` builds the installer (packaging/build.py: a one-folder bundle and
+its archive in dist/).
 
 Each makes or refreshes a project virtual environment in .venv first (only when
-pyproject.toml changed since the last install), so a fresh clone needs nothing but
-Python 3.11+ and the package registries. Extra arguments go to the app or to pytest.
+pyproject.toml changed since the last install, or an extra it needs is missing), so a
+fresh clone needs nothing but Python 3.11+ and the package registries. Extra arguments go
+to the app, to pytest or to the build script.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -23,28 +27,40 @@ PY = BIN / ("python.exe" if os.name == "nt" else "python")
 
 
 def ensure_venv(extras: str) -> None:
-    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
-    if STAMP.exists() and STAMP.read_text().strip() == want and PY.exists():
+    """Install the project with `extras` (comma-separated) unless the stamp says it is.
+    Extras installed earlier are kept, so `test` and `package` do not undo each other."""
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    wanted = set(filter(None, extras.split(",")))
+    try:
+        stamp = json.loads(STAMP.read_text())
+        have = set(stamp["extras"]) if stamp["pyproject"] == digest else set()
+    except (OSError, ValueError, KeyError, TypeError):
+        have = set()
+    if wanted <= have and PY.exists():
         return
     if not PY.exists():
         print("Creating .venv ...", flush=True)
         venv.create(VENV, with_pip=True)
+    extras = ",".join(sorted(wanted | have))
     print(f"Installing roundtable_desktop[{extras}] into .venv (first run takes a while) ...",
           flush=True)
     pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "--upgrade", "pip"], check=True)
     subprocess.run([*pip, "-e", f".[{extras}]"], check=True, cwd=ROOT)
-    STAMP.write_text(want)
+    STAMP.write_text(json.dumps({"pyproject": digest, "extras": sorted(wanted | have)}))
 
 
 def main(argv: list[str]) -> int:
     if sys.version_info < (3, 11):  # noqa: UP036 - dev.py must say this on old Pythons
         print(f"Python 3.11 or newer is needed (this is {sys.version.split()[0]}).")
         return 2
-    if not argv or argv[0] not in {"app", "test"}:
+    if not argv or argv[0] not in {"app", "test", "package"}:
         print(__doc__)
         return 2
     command, rest = argv[0], argv[1:]
+    if command == "package":
+        ensure_venv("package")
+        return subprocess.call([str(PY), str(ROOT / "packaging" / "build.py"), *rest], cwd=ROOT)
     ensure_venv("test")
     if command == "test":
         env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
