@@ -38,10 +38,10 @@ import sys
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.peer_process import serve_main
+from tests.fakes.peer_process import LoopbackServer, serve_main
 
 DEFAULT_TEXT = "CALL: passTurn()"
 _TOKEN = re.compile(r"\s*\S+|\s+")
@@ -301,13 +301,9 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
-class FakeServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
+class FakeServer(LoopbackServer):
     def __init__(self, port: int) -> None:
-        super().__init__(("127.0.0.1", port), Handler)
-        self.state = ServerState()
+        super().__init__(port, Handler, ServerState())
 
 
 def _masked_auth(header: str | None) -> dict[str, Any]:

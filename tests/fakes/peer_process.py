@@ -37,6 +37,17 @@ def stop_when_stdin_closes(server: _Stoppable) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+class LoopbackServer(ThreadingHTTPServer):
+    """A threaded HTTP server on 127.0.0.1 with a `state` its handlers share."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, port: int, handler: type, state: object) -> None:
+        super().__init__(("127.0.0.1", port), handler)
+        self.state = state
+
+
 def serve_main(make_server: Callable[[int], ThreadingHTTPServer], doc: str,
                argv: list[str] | None = None) -> None:
     """A fake server's `main`: bind, print the port, serve until stdin closes."""

@@ -31,10 +31,10 @@ import sys
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.peer_process import serve_main
+from tests.fakes.peer_process import LoopbackServer, serve_main
 
 API = "/youtube/v3"
 
@@ -264,13 +264,9 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
-class FakeServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
+class FakeServer(LoopbackServer):
     def __init__(self, port: int) -> None:
-        super().__init__(("127.0.0.1", port), Handler)
-        self.state = ServerState()
+        super().__init__(port, Handler, ServerState())
 
 
 def main(argv: list[str] | None = None) -> None:
