@@ -101,6 +101,7 @@ def test_nothing_listening_is_a_clear_message():
         asyncio.run(connection.connect(url))
     assert str(caught.value) == (f"Could not connect to MCP: nothing is listening at {url} "
                                  "(is the MCP server running?).")
+    assert caught.value.nothing_listening
     assert connection.status.startswith("connection failed: nothing is listening")
     assert not connection.connected and connection.tool_names == []
 

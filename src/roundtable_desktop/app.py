@@ -2,7 +2,8 @@
 
 `main(argv)` (what `roundtable` with no arguments calls) builds the QApplication, the
 qasync event loop, the session store, key store, settings, model client (offline when
-no key is set or the provider is offline), the mock catalog and the main window; starts
+no key is set or the provider is offline), the mock catalog, the MCP controller (its
+bundled server child is stopped when the window closes) and the main window; starts
 a new meeting at once so the window is never empty, and offers to continue the last
 session in a non-modal banner. Options: --presenter (full screen, dark theme, large
 zoom), --self-test (ui/self_test.py: the window offscreen through a short offline
@@ -34,6 +35,7 @@ from roundtable_desktop.store.records import SessionInfo
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.excepthook import UnhandledRouter
 from roundtable_desktop.ui.main_window import MainWindow
+from roundtable_desktop.ui.mcp_controller import McpController
 from roundtable_desktop.ui.qt_workarounds import asyncgen_hooks
 from roundtable_desktop.ui.self_test import prepare_environment, run_self_test
 from roundtable_desktop.ui.session_runner import ClientChoice, ClientFactory, SessionRunner
@@ -135,7 +137,8 @@ def compose_window(
     factory = client_factory or (lambda: choose_client(settings, keys))
     bridge = EngineBridge(QApplication.instance())
     runner = SessionRunner(bridge, store=store, source=MockCatalog.load(), client_factory=factory)
-    return MainWindow(bridge=bridge, runner=runner, settings=settings, key_store=keys)
+    mcp = McpController(bridge, settings=settings)
+    return MainWindow(bridge=bridge, runner=runner, settings=settings, key_store=keys, mcp=mcp)
 
 
 async def run_window(app: QApplication, options: Options) -> int:

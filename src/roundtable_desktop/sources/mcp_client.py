@@ -200,7 +200,10 @@ class McpConnection:
                 if failure is None:
                     ready.cancel()
                 else:
-                    ready.set_exception(McpConnectError(_connect_reason(shown, failure)))
+                    ready.set_exception(McpConnectError(
+                        _connect_reason(shown, failure),
+                        nothing_listening=_nothing_listening(failure),
+                    ))
             elif failure is not None and not self._stop.is_set():
                 self._lose(_lost_reason(failure), asyncio.current_task())
 
@@ -334,6 +337,10 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     if isinstance(exc, BaseExceptionGroup):
         return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
     return [exc]
+
+
+def _nothing_listening(failure: Exception) -> bool:
+    return any(isinstance(leaf, httpx2.ConnectError) for leaf in _leaves(failure))
 
 
 def _connect_reason(shown: str, failure: Exception) -> str:

@@ -29,8 +29,9 @@ class McpConnectError(McpError):
     """Could not connect: nothing listening, not an MCP server, no answer in time.
     `reason` is the short form the status line shows."""
 
-    def __init__(self, reason: str, advice: str = "") -> None:
+    def __init__(self, reason: str, advice: str = "", *, nothing_listening: bool = False) -> None:
         self.reason = reason
+        self.nothing_listening = nothing_listening  # the port is closed: offer to start one
         super().__init__(f"Could not connect to MCP: {reason}{'; ' + advice if advice else ''}.")
 
 

@@ -1,9 +1,10 @@
 """Which docks and bars the window has, where they start, and importing them safely.
 
 The docks live in ui/docks/ and are built by their own modules; the window knows them
-only by module, class name and starting area. A dock whose module is missing or fails
-to import is left out with a message for the banner: one broken dock must not keep
-the window from opening. Must not build widgets itself or know what a dock shows.
+only by module, class name, starting area and the window services they take (keyword
+arguments named after window attributes: the MCP dock takes `mcp`). A dock whose module
+is missing or fails to import is left out with a message for the banner: one broken
+dock must not keep the window from opening. Must not build widgets itself or know what a dock shows.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class DockSpec:
     class_name: str
     area: Area
     tab_with: str = ""  # class name of the dock this one is tabbed with at first
+    services: tuple[str, ...] = ()  # window attributes passed as keyword arguments
 
 
 DOCKS: tuple[DockSpec, ...] = (
@@ -32,6 +34,8 @@ DOCKS: tuple[DockSpec, ...] = (
     DockSpec("docks.polygon_dock", "PolygonDock", Area.LeftDockWidgetArea),
     DockSpec("docks.candidates_dock", "CandidatesDock", Area.RightDockWidgetArea),
     DockSpec("docks.whiteboard_dock", "WhiteboardDock", Area.RightDockWidgetArea),
+    DockSpec("docks.mcp_dock", "McpDock", Area.RightDockWidgetArea,
+             tab_with="WhiteboardDock", services=("mcp",)),
     DockSpec("docks.transcript_dock", "TranscriptDock", Area.BottomDockWidgetArea),
     DockSpec("docks.calls_dock", "CallsDock", Area.BottomDockWidgetArea,
              tab_with="TranscriptDock"),

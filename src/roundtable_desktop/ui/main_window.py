@@ -3,7 +3,8 @@
 It assembles the widgets, routes user intent to the SessionRunner, shows notices in the
 banner, applies theme and zoom, and saves/restores the layout. Closing is two-step: the
 first close event cancels and awaits in-flight work (partial replies are persisted),
-saves the layout, then closes for real and emits `closed`. Menus live in
+disconnects MCP and stops the bundled MCP server if the window started one, saves the
+layout, then closes for real and emits `closed`. Menus live in
 window_menus.py. Must hold no engine logic and never block (no exec(), no statics).
 """
 
@@ -14,7 +15,7 @@ import logging
 from typing import Any
 
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QVBoxLayout, QWidget
 
 from roundtable_desktop.llm.keys import KeyStore
@@ -24,6 +25,7 @@ from roundtable_desktop.ui.banner import NoticeBanner
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.context_view import ContextView
 from roundtable_desktop.ui.dock_set import DOCKS, load_class
+from roundtable_desktop.ui.mcp_controller import McpController
 from roundtable_desktop.ui.session_runner import SessionRunner
 from roundtable_desktop.ui.session_toolbar import SessionToolBar
 from roundtable_desktop.ui.settings_store import AppSettings
@@ -44,11 +46,13 @@ class MainWindow(QMainWindow):
 
     def __init__(
         self, *, bridge: EngineBridge, runner: SessionRunner, settings: AppSettings,
-        key_store: KeyStore, parent: QWidget | None = None,
+        key_store: KeyStore, mcp: McpController | None = None, parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.bridge, self.runner = bridge, runner
+        self.mcp = mcp if mcp is not None else McpController(bridge, settings=settings)
+        self.mcp.setParent(self)  # deleted with the window, which stops its child server
         self.settings, self.key_store = settings, key_store
         self._closing: asyncio.Task[Any] | None = None
         self._may_close = False
@@ -83,7 +87,9 @@ class MainWindow(QMainWindow):
         runner.clientChanged.connect(self._on_runner_client_changed)
         self._on_runner_client_changed()
         self.resize(*DEFAULT_SIZE)
-        self.restore_layout()
+        # A column holding a tab group (Whiteboard | MCP) shrinks to its minimum width when
+        # the window is first shown, whatever resizeDocks said before: size again then.
+        self._size_docks_on_show = not self.restore_layout()
         self.apply_look()
 
     # -- docks ------------------------------------------------------------------------------
@@ -99,7 +105,8 @@ class MainWindow(QMainWindow):
             if cls is None:
                 continue
             try:
-                dock = cls(self.bridge, self)
+                dock = cls(self.bridge, self, **{name: getattr(self, name)
+                                                 for name in spec.services})
             except Exception as exc:  # one broken dock must not stop the window
                 log.exception("building %s failed", spec.class_name)
                 self.banner.show_notice("warning", f"The {spec.class_name} could not be built "
@@ -112,8 +119,15 @@ class MainWindow(QMainWindow):
             by_class[spec.class_name] = dock
             self.docks[dock.objectName() or spec.class_name] = dock
             self._connect_dock(dock)
-        if "TranscriptDock" in by_class:
-            by_class["TranscriptDock"].raise_()
+        for front in ("TranscriptDock", "WhiteboardDock"):  # in front of the docks tabbed on
+            if front in by_class:
+                by_class[front].raise_()
+        self._by_class = by_class
+        self.size_docks()
+
+    def size_docks(self) -> None:
+        """The starting sizes of the dock columns and rows (no saved layout)."""
+        by_class = self._by_class
         left = [d for n, d in by_class.items() if n in ("ActorsDock",)]
         right = [d for n, d in by_class.items() if n in ("CandidatesDock",)]
         if left:
@@ -244,6 +258,12 @@ class MainWindow(QMainWindow):
             parts.append("Offline")
         self.setWindowTitle(" — ".join(parts))
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._size_docks_on_show:
+            self._size_docks_on_show = False
+            self.size_docks()
+
     # -- closing --------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._may_close:
@@ -260,6 +280,10 @@ class MainWindow(QMainWindow):
             await self.runner.shutdown()
         except Exception:
             log.exception("shutting the session down failed")
+        try:
+            await self.mcp.shutdown()
+        except Exception:
+            log.exception("closing MCP or stopping the bundled server failed")
         finally:
             self._may_close = True
             self.close()

@@ -16,9 +16,9 @@ from PySide6.QtCore import QSettings
 
 from roundtable_desktop.llm.providers import PRESETS, ModelSettings
 from roundtable_desktop.paths import config_dir
+from roundtable_desktop.sources.mcp_model import DEFAULT_MCP_URL
 
 SETTINGS_FILE = "settings.ini"
-DEFAULT_MCP_URL = "http://127.0.0.1:8081/mcp"
 _SECRET_WORDS = ("key", "secret", "token", "password")
 _MODEL = "model"
 

@@ -188,6 +188,11 @@ QFrame#noticeBanner[level="info"] {{ background: {c.info_bg}; border: 2px solid
                                      {c.info_text}; }}
 QFrame#noticeBanner[level="info"] QLabel {{ color: {c.info_text}; }}
 QFrame#noticeBanner QLabel#noticeMessage {{ font-weight: 700; }}
+QFrame#mcpOffer {{ background: {c.info_bg}; border: 2px solid {c.info_text};
+                  border-radius: 6px; }}
+QFrame#mcpOffer QLabel {{ color: {c.info_text}; font-weight: 700; }}
+QLabel#mcpStatus, QLabel#mcpToolsTitle {{ font-weight: 700; }}
+QLabel#mcpHint, QLabel#mcpServer {{ color: {c.muted}; font-weight: 400; }}
 QFrame#noticeBanner QPushButton {{ padding: 4px 14px; font-weight: 600; }}
 QComboBox, QSpinBox, QLineEdit, QPlainTextEdit, QTextEdit, QListWidget, QTreeWidget,
 QTableWidget, QTableView, QTreeView, QListView {{ background: {c.background};
