@@ -219,3 +219,13 @@ def test_only_this_machines_port_and_path_count_as_the_bundled_address():
     assert not is_bundled_address("http://example.com:8081/mcp", 8081)
     assert not is_bundled_address("http://127.0.0.1:8081/other", 8081)
     assert not is_bundled_address("http://127.0.0.1:notaport/mcp", 8081)
+
+
+def test_a_url_saved_in_settings_shows_in_the_dock(qtbot, make_window):
+    window = make_window(start=False)
+    dock = _dock(window)
+    window.menus.open_settings()
+    dialog = window.menus.open_dialogs()[-1]
+    dialog.mcp_url_edit.setText("http://127.0.0.1:9123/mcp")
+    dialog._on_save_clicked()
+    qtbot.waitUntil(lambda: dock.url_edit.text() == "http://127.0.0.1:9123/mcp", timeout=WAIT_MS)

@@ -135,6 +135,9 @@ class WindowMenus(QObject):
             return
         dialog = cls(self.window.settings, self.window.key_store, self.window)
         dialog.accepted.connect(self.window.runner.rebuild_client)
+        mcp_dock = self.window.docks.get("mcpDock")
+        if mcp_dock is not None and hasattr(mcp_dock, "reload_url"):
+            dialog.accepted.connect(mcp_dock.reload_url)
         saved = getattr(dialog, "saved", None)
         if saved is not None:
             saved.connect(lambda message: self.window.show_notice("info", message, "")

@@ -161,6 +161,11 @@ class McpDock(BridgeDock):
     def _on_theme_changed(self) -> None:
         self.status_dot.set_kind(self.controller.kind, inks(self.theme_palette()))
 
+    def reload_url(self) -> None:
+        """Show the URL the settings hold now (after the Settings dialog saved one)."""
+        if not self.controller.connected and not self.controller.busy:
+            self.url_edit.setText(self.controller.default_url)
+
     # -- slots -------------------------------------------------------------------------------
     def _on_connect_clicked(self) -> None:
         url = self.url_edit.text().strip() or self.controller.default_url
