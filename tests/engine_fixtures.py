@@ -66,10 +66,7 @@ async def drive_offline_meeting(handle: SessionHandle, turns: int = 12) -> None:
     assert isinstance(session, RoundtableSession)
     last = session.state.turn + turns
     while not session.ended and session.state.turn < last:
-        if session.state.phase == "tools_pending":
-            await session.perform(Action(id="run_tools"))
-        else:
-            await session.perform(Action(id="infer"))
+        await session.perform(Action(id=session.next_action() or "next_turn"))
 
 
 def offline() -> OfflineClient:

@@ -118,13 +118,10 @@ async def _drive(handle: SessionHandle, turns: int) -> int:
     last_turn = state.turn + turns
     failures = 0
     while not session.ended and state.turn < last_turn:
-        if state.phase == "tools_pending":
-            await session.perform(Action(id="run_tools"))
-        elif state.inferences_this_turn >= session.max_inferences_per_turn or state.actor.human:
-            await session.perform(Action(id="next_turn"))
-        else:
-            before = state.inferences_this_turn
-            await session.perform(Action(id="infer"))
+        step = session.next_action() or "next_turn"  # headless: a human seat is skipped
+        before = state.inferences_this_turn
+        await session.perform(Action(id=step))
+        if step == "infer":
             failed = state.phase != "tools_pending" and state.inferences_this_turn > before
             failures = failures + 1 if failed else 0
             if failures >= 2:

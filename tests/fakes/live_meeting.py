@@ -13,7 +13,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from roundtable_desktop.domain.meeting import MeetingState, TurnPhase
+from roundtable_desktop.domain.meeting import MeetingState
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.protocols.launch import SessionHandle, start_session
@@ -42,11 +42,8 @@ class LiveMeeting:
         asyncio.run(self.session.perform(Action(id=action_id, **kw)))
 
     def step(self) -> None:
-        """What a user clicks next: Run tools when a reply waits, otherwise Infer."""
-        if self.state.phase == TurnPhase.TOOLS_PENDING:
-            self.act("run_tools")
-        else:
-            self.act("infer")
+        """What a user clicks next (the session says which action that is)."""
+        self.act(self.session.next_action() or "next_turn")
 
     def drive_turns(self, turns: int) -> None:
         last = self.state.turn + turns

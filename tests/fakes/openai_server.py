@@ -41,7 +41,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.peer_process import LoopbackServer, serve_main
+from tests.fakes.peer_process import LoopbackServer, send_body, serve_main
 
 DEFAULT_TEXT = "CALL: passTurn()"
 _TOKEN = re.compile(r"\s*\S+|\s+")
@@ -203,17 +203,8 @@ class Handler(BaseHTTPRequestHandler):
         status = int(reply.get("status", 500))
         body = reply.get("body", {"error": {"message": f"Scripted status {status}."}})
         data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-        headers = {
-            "Content-Type": "text/plain" if isinstance(body, str) else "application/json",
-            **reply.get("headers", {}),
-        }
-        self.send_response(status)
-        for name, value in headers.items():
-            self.send_header(name, str(value))
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
+        kind = "text/plain" if isinstance(body, str) else "application/json"
+        send_body(self, status, data, kind, reply.get("headers", {}))
         return "completed"
 
     def _serve_json_completion(self, reply: dict[str, Any], body: dict[str, Any]) -> str:
@@ -291,14 +282,7 @@ class Handler(BaseHTTPRequestHandler):
             raise ClientGone() from exc
 
     def _send_json(self, status: int, document: Any) -> None:
-        data = json.dumps(document).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
-        self.close_connection = True
+        send_body(self, status, json.dumps(document).encode())
 
 
 class FakeServer(LoopbackServer):

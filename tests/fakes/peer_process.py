@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -35,6 +35,21 @@ def stop_when_stdin_closes(server: _Stoppable) -> None:
         server.shutdown()
 
     threading.Thread(target=watch, daemon=True).start()
+
+
+def send_body(handler: BaseHTTPRequestHandler, status: int, data: bytes,
+              content_type: str = "application/json",
+              headers: dict[str, Any] | None = None) -> None:
+    """Answer with a whole body and close the connection (one request per connection)."""
+    merged = {"Content-Type": content_type, **(headers or {})}  # a scripted type wins
+    handler.send_response(status)
+    for name, value in merged.items():
+        handler.send_header(name, str(value))
+    handler.send_header("Content-Length", str(len(data)))
+    handler.send_header("Connection", "close")
+    handler.end_headers()
+    handler.wfile.write(data)
+    handler.close_connection = True
 
 
 class LoopbackServer(ThreadingHTTPServer):

@@ -34,7 +34,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.peer_process import LoopbackServer, serve_main
+from tests.fakes.peer_process import LoopbackServer, send_body, serve_main
 
 API = "/youtube/v3"
 
@@ -255,13 +255,7 @@ class Handler(BaseHTTPRequestHandler):
         self._send_raw(status, json.dumps(document).encode(), "application/json")
 
     def _send_raw(self, status: int, data: bytes, content_type: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
-        self.close_connection = True
+        send_body(self, status, data, content_type)
 
 
 class FakeServer(LoopbackServer):

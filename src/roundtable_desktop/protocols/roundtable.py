@@ -352,6 +352,18 @@ class RoundtableSession(SessionProtocol):
         self.emit(StateChanged(part="ended"))
         self.emit(SessionEnded(reason=reason))
 
+    def next_action(self) -> str | None:
+        """What a user would click next: "run_tools", "next_turn" (the actor has had its
+        inferences) or "infer"; None when a human seat must write the reply."""
+        s = self.state
+        if s.phase == TurnPhase.TOOLS_PENDING:
+            return "run_tools"
+        if s.actor.human:
+            return None
+        if s.inferences_this_turn >= self.max_inferences_per_turn:
+            return "next_turn"
+        return "infer"
+
     async def _auto(self, steps: int) -> None:
         """At most `steps` actions, each what the user would have clicked next."""
         self._stop_requested = False
@@ -361,14 +373,15 @@ class RoundtableSession(SessionProtocol):
                 if self.ended or self._stop_requested:
                     break
                 self.emit(PhaseChanged(phase="auto", detail=f"step {done + 1} of {steps}"))
-                s = self.state
                 ok = True
-                if s.phase == TurnPhase.TOOLS_PENDING:
+                step = self.next_action()
+                if step == "run_tools":
                     ok = await self._run_tools()
-                elif s.actor.human:
-                    self.emit(Notice(message=f"Auto paused: {s.actor.name} is a human seat."))
+                elif step is None:
+                    who = self.state.actor.name
+                    self.emit(Notice(message=f"Auto paused: {who} is a human seat."))
                     break
-                elif s.inferences_this_turn >= self.max_inferences_per_turn:
+                elif step == "next_turn":
                     self._advance(by_user=False)
                 else:
                     ok = await self._infer()
