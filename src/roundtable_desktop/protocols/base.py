@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from roundtable_desktop.context.layers import LayerText
 from roundtable_desktop.context.payload import SectionSize
+from roundtable_desktop.context.tokens import estimate_tokens
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatRequest, Usage
 from roundtable_desktop.domain.events import (
     CallFinished,
@@ -162,7 +163,8 @@ class SessionProtocol(ABC):
         def outcome(status: CallStatus, error: str | None = None) -> CallOutcome:
             text = "".join(parts)
             usage = finish[0].usage if finish else Usage(
-                prompt_tokens=len(request.user_text()) // 4, completion_tokens=len(text) // 4,
+                prompt_tokens=sum(estimate_tokens(m.content) for m in request.messages),
+                completion_tokens=estimate_tokens(text),
                 estimated=True,
             )
             return CallOutcome(
