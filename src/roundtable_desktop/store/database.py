@@ -163,15 +163,9 @@ class SessionStore:
         return session_id
 
     def save_state(self, session_id: str, state: dict[str, Any], status: str | None = None) -> None:
-        if status is not None and status not in SESSION_STATUSES:
-            raise StoreError(f"A session's status is 'active' or 'ended', not {status!r}.")
+        _check_status(status)
         with self._guard("save the session state", session_id):
-            cur = self._db.execute(
-                "UPDATE sessions SET state_json = ?, status = COALESCE(?, status),"
-                " updated_at = ? WHERE id = ?",
-                (storable_json(state), status, self._clock(), session_id),
-            )
-        _require_row(cur, session_id)
+            self._update_state(session_id, storable_json(state), status, self._clock())
 
     def save_prompt_snapshot(self, session_id: str, snapshot: dict[str, Any]) -> None:
         with self._guard("save the prompt snapshot", session_id):
@@ -189,15 +183,11 @@ class SessionStore:
 
     def append_event(self, session_id: str, event: Event) -> int:
         """Record one event; returns its position (1-based) in the session."""
-        body = without_secret_fields(event.model_dump(mode="json"))
-        now = self._clock()
         with self._guard("record an event", session_id), self._transaction():
-            seq = self._next_seq("events", session_id)
+            seq = self._insert_events(session_id, [event])
             self._db.execute(
-                "INSERT INTO events (session_id, seq, ts, type, json) VALUES (?, ?, ?, ?, ?)",
-                (session_id, seq, event.ts, event.type, storable_json(body)),
+                "UPDATE sessions SET updated_at = ? WHERE id = ?", (self._clock(), session_id)
             )
-            self._db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
         return seq
 
     def record_step(
@@ -214,23 +204,13 @@ class SessionStore:
         `state` may come already encoded as JSON (a protocol's own fast dump); it is
         encoded once and written twice (the session row and the checkpoint).
         """
-        if status is not None and status not in SESSION_STATUSES:
-            raise StoreError(f"A session's status is 'active' or 'ended', not {status!r}.")
+        _check_status(status)
         blob = storable_text(state) if isinstance(state, str) else storable_json(state)
         now = self._clock()
         with self._guard("save the session state", session_id), self._transaction():
             self._insert_events(session_id, events)
-            cur = self._db.execute(
-                "UPDATE sessions SET state_json = ?, status = COALESCE(?, status),"
-                " updated_at = ? WHERE id = ?",
-                (blob, status, now, session_id),
-            )
-            _require_row(cur, session_id)
-            self._db.execute(
-                "INSERT INTO checkpoints (session_id, seq, action, state_json, ts)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (session_id, self._next_seq("checkpoints", session_id), action, blob, now),
-            )
+            self._update_state(session_id, blob, status, now)
+            self._insert_checkpoint(session_id, action, blob, now)
 
     def append_events(self, session_id: str, events: list[Event]) -> None:
         """Record several events in one transaction."""
@@ -239,7 +219,32 @@ class SessionStore:
         with self._guard("record events", session_id), self._transaction():
             self._insert_events(session_id, events)
 
-    def _insert_events(self, session_id: str, events: list[Event]) -> None:
+    def add_checkpoint(self, session_id: str, action: str, state: dict[str, Any]) -> int:
+        """Record the state after an action; returns the checkpoint's position."""
+        with self._guard("save a checkpoint", session_id), self._transaction():
+            return self._insert_checkpoint(session_id, action, storable_json(state),
+                                           self._clock())
+
+    # The statements below run inside the caller's guard (and transaction, if any).
+    def _update_state(self, session_id: str, blob: str, status: str | None, now: float) -> None:
+        cur = self._db.execute(
+            "UPDATE sessions SET state_json = ?, status = COALESCE(?, status),"
+            " updated_at = ? WHERE id = ?",
+            (blob, status, now, session_id),
+        )
+        _require_row(cur, session_id)
+
+    def _insert_checkpoint(self, session_id: str, action: str, blob: str, now: float) -> int:
+        seq = self._next_seq("checkpoints", session_id)
+        self._db.execute(
+            "INSERT INTO checkpoints (session_id, seq, action, state_json, ts)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (session_id, seq, action, blob, now),
+        )
+        return seq
+
+    def _insert_events(self, session_id: str, events: list[Event]) -> int:
+        """Insert events in order; returns the position of the first."""
         seq = self._next_seq("events", session_id)
         rows = [
             (session_id, seq + i, e.ts, e.type,
@@ -249,17 +254,6 @@ class SessionStore:
         self._db.executemany(
             "INSERT INTO events (session_id, seq, ts, type, json) VALUES (?, ?, ?, ?, ?)", rows
         )
-
-    def add_checkpoint(self, session_id: str, action: str, state: dict[str, Any]) -> int:
-        """Record the state after an action; returns the checkpoint's position."""
-        now = self._clock()
-        with self._guard("save a checkpoint", session_id), self._transaction():
-            seq = self._next_seq("checkpoints", session_id)
-            self._db.execute(
-                "INSERT INTO checkpoints (session_id, seq, action, state_json, ts)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (session_id, seq, action, storable_json(state), now),
-            )
         return seq
 
     def _next_seq(self, table: str, session_id: str) -> int:
@@ -466,6 +460,11 @@ def _call_record(row: sqlite3.Row) -> CallRecord:
     if data["usage_estimated"] is not None:
         data["usage_estimated"] = bool(data["usage_estimated"])
     return CallRecord(**data)
+
+
+def _check_status(status: str | None) -> None:
+    if status is not None and status not in SESSION_STATUSES:
+        raise StoreError(f"A session's status is 'active' or 'ended', not {status!r}.")
 
 
 def _require_row(cur: sqlite3.Cursor, session_id: str) -> None:
