@@ -50,8 +50,8 @@ from roundtable_desktop.protocols.base import (
     SessionProtocol,
 )
 from roundtable_desktop.protocols.bus import EventBus
-from roundtable_desktop.sources.base import CandidateSource, SourceResult
-from roundtable_desktop.tools.executor import execute_calls
+from roundtable_desktop.sources.base import CandidateSource
+from roundtable_desktop.tools.executor import McpSearch, execute_calls
 from roundtable_desktop.tools.parser import parse_reply
 from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS, tools_for_role
 
@@ -92,7 +92,7 @@ class RoundtableSession(SessionProtocol):
         self.prompts = prompts
         self.budget = budget
         self.max_inferences_per_turn = max_inferences_per_turn
-        self.mcp_search: Any = None  # async (query) -> SourceResult, set when MCP connects
+        self.mcp_search: McpSearch | None = None  # set while MCP is connected
         self._auto_running = False
 
     # -- persistence --------------------------------------------------------------------
@@ -291,7 +291,7 @@ class RoundtableSession(SessionProtocol):
         self.emit(PhaseChanged(phase="running_tools", actor_id=actor.id,
                                detail=f"{len(calls)} calls"))
         report = await execute_calls(s, actor.id, calls, source=self.source,
-                                     mcp_search=self._mcp_search())
+                                     mcp_search=self.mcp_search)
         for result in report.results:
             self.emit(ToolRan(actor_id=actor.id, result=result))
         for part in sorted(report.changed_parts):
@@ -311,16 +311,6 @@ class RoundtableSession(SessionProtocol):
         elif not actor.human:
             return await self._infer()
         return True
-
-    def _mcp_search(self) -> Any:
-        search = self.mcp_search
-        if search is None:
-            return None
-
-        async def run(query: str) -> SourceResult:
-            return await search(query)
-
-        return run
 
     def _advance(self, *, by_user: bool) -> None:
         s = self.state
