@@ -11,12 +11,17 @@ from pydantic import BaseModel
 
 from roundtable_desktop.context.tokens import estimate_tokens
 from roundtable_desktop.domain.calls import ChatMessage
+from roundtable_desktop.domain.refusal import Refusal
 
 DEFAULT_BUDGET = 100_000
 
 
-class BudgetExceeded(Exception):
+class BudgetExceeded(Refusal):
     """The fixed part of a request is larger than the budget."""
+
+    def __init__(self, message: str,
+                 hint: str = "Collapse facts or shorten prompts, then infer again.") -> None:
+        super().__init__(message, hint)
 
 
 class FittedMessages(BaseModel):

@@ -14,13 +14,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.paths import prompts_dir
 
-
-class LayerText(BaseModel):
-    name: str
-    source: str  # path relative to the prompts directory, or "runtime"
-    text: str
+__all__ = ["LayerText", "PromptSnapshot", "join_layers", "resolve_layer", "take_snapshot"]
 
 
 class PromptSnapshot(BaseModel):

@@ -5,15 +5,34 @@ Must not perform I/O; llm/ sends requests, store/ records them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 
 class ChatMessage(BaseModel):
+    """One message as sent. `tool_calls` (assistant) and `tool_call_id` (tool) carry
+    OpenAI function calling; they are sent only when set."""
+
     role: Literal["system", "user", "assistant", "tool"]
     content: str
+    name: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+    tool_call_id: str | None = None
+
+    def to_body(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+# What a call is for. Never sent: the store records it, the Calls dock filters on it, and
+# the offline client picks its policy by it (with the request's `kind`).
+Purpose = str
+PURPOSES: tuple[str, ...] = (
+    "reply", "observer", "planner", "perception", "response", "safety", "debrief",
+    "stance", "claims", "merge", "repair", "memo", "draft", "test",
+)
 
 
 class ChatRequest(BaseModel):
@@ -27,28 +46,55 @@ class ChatRequest(BaseModel):
     messages: list[ChatMessage]
     temperature: float | None = None
     max_tokens: int | None = None
+    top_p: float | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    stop: str | list[str] | None = None
+    seed: int | None = None
+    # {"type": "json_object"}; a provider that refuses it gets the instruction in the
+    # prompt instead (llm/ remembers that per endpoint).
+    response_format: dict[str, Any] | None = None
+    tools: list[dict[str, Any]] | None = None  # OpenAI function tools
+    tool_choice: str | dict[str, Any] | None = None
     stream: bool = True
+    # Never sent: what the call is for and which session kind made it.
+    purpose: Purpose = "reply"
+    kind: str = ""
+    # Never sent: the JSON schema a JSON reply must follow (offline policies and repair).
+    response_schema: dict[str, Any] | None = None
 
-    def to_body(self) -> dict:
-        body: dict = {
+    def to_body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
             "model": self.model,
-            "messages": [m.model_dump() for m in self.messages],
+            "messages": [m.to_body() for m in self.messages],
             "stream": self.stream,
         }
         if self.stream:
             body["stream_options"] = {"include_usage": True}
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            body["max_tokens"] = self.max_tokens
+        for name in _OPTIONAL_BODY_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                body[name] = value
         return body
 
     def user_text(self) -> str:
         """The last user message: for a roundtable call, the serialized context window."""
-        for m in reversed(self.messages):
-            if m.role == "user":
-                return m.content
-        return ""
+        return last_user_text(m.to_body() for m in self.messages)
+
+
+_OPTIONAL_BODY_FIELDS = (
+    "temperature", "max_tokens", "top_p", "presence_penalty", "frequency_penalty", "stop",
+    "seed", "response_format", "tools", "tool_choice",
+)
+
+
+def last_user_text(messages: Iterable[dict[str, Any]]) -> str:
+    """The content of the last user message of a request body's messages, or ""."""
+    found = ""
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") == "user":
+            found = str(message.get("content", ""))
+    return found
 
 
 class Usage(BaseModel):
@@ -70,6 +116,15 @@ class CallStatus(StrEnum):
     INTERRUPTED = "interrupted"
 
 
+class ToolCallRequest(BaseModel):
+    """A function call the model asked for (OpenAI `tool_calls`), assembled from the stream.
+    `arguments` is the raw JSON text the model wrote; the caller validates it."""
+
+    id: str = ""
+    name: str
+    arguments: str = ""
+
+
 class CallOutcome(BaseModel):
     """How a call ended. `text` holds whatever arrived, even for failures."""
 
@@ -81,3 +136,4 @@ class CallOutcome(BaseModel):
     cost_usd: float | None = None
     error: str | None = None
     finish_reason: str | None = None
+    tool_calls: list[ToolCallRequest] = Field(default_factory=list)

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 
 from roundtable_desktop.domain.calls import CallOutcome
+from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.domain.tools import ToolResult
 
 
@@ -30,6 +31,8 @@ class ActionStarted(_Event):
     type: Literal["action_started"] = "action_started"
     action: str
     actor_id: str | None = None
+    # Set for the steps Auto takes: the Auto action that took them.
+    within: str | None = None
 
 
 class ActionFinished(_Event):
@@ -40,7 +43,9 @@ class ActionFinished(_Event):
 
 
 class CallStarted(_Event):
-    """Emitted before the request is sent; `request` is the exact body."""
+    """Emitted before the request is sent; `request` is the exact body. `purpose` and
+    `kind` say what the call is for (never sent); `layers` are the system prompt's layers
+    (name, source file, text) for the call inspector."""
 
     type: Literal["call_started"] = "call_started"
     call_id: str
@@ -48,6 +53,10 @@ class CallStarted(_Event):
     model: str
     endpoint: str
     request: dict
+    purpose: str = "reply"
+    kind: str = ""
+    label: str = ""
+    layers: list[LayerText] = Field(default_factory=list)
 
 
 class TokenReceived(_Event):
@@ -62,6 +71,7 @@ class CallFinished(_Event):
     call_id: str
     actor_id: str | None
     outcome: CallOutcome
+    purpose: str = "reply"
 
 
 class ToolRan(_Event):

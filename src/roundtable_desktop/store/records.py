@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from roundtable_desktop.domain.calls import CallStatus
+from roundtable_desktop.domain.calls import CallStatus, last_user_text
 
 SessionStatus = Literal["active", "ended"]
 
@@ -72,10 +72,7 @@ class CallRecord(BaseModel):
 
     def user_text(self) -> str:
         """The last user message: for a roundtable call, the serialized context window."""
-        for message in reversed(self.messages()):
-            if message.get("role") == "user":
-                return str(message.get("content", ""))
-        return ""
+        return last_user_text(self.messages())
 
 
 class Checkpoint(BaseModel):
