@@ -3,13 +3,15 @@
 One turn = Infer + Run tools: render the context window, serialize it, "call" a model
 that answers instantly with a fixed reply (so only engine work is timed), parse the
 reply, run its tools, and write the request, the response and the state to a SQLite
-store on disk. Prints median and p95 per turn and the payload size for 20, 200 and 1000
-candidates. Not a test: run it with `.venv/bin/python bench/turn_overhead.py`.
+store on disk. Prints median and p95 per turn, the payload size, and how much the
+database grows per turn (file sizes after a WAL checkpoint that truncates the log), for
+20, 200 and 1000 candidates. Not a test: run it with `.venv/bin/python bench/turn_overhead.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -28,6 +30,7 @@ from roundtable_desktop.store.database import SessionStore
 
 SIZES = (20, 200, 1000)
 TURNS = 60
+WARM_UP = 5
 
 
 class InstantClient(ChatClient):
@@ -45,7 +48,20 @@ class InstantClient(ChatClient):
         yield Finish(Usage(prompt_tokens=1, completion_tokens=1), "stop")
 
 
-async def measure(size: int, db: Path) -> tuple[list[float], int, int]:
+def stored_bytes(db: Path) -> int:
+    """The database's size on disk once its write-ahead log is folded in and truncated."""
+    other = sqlite3.connect(str(db))
+    try:
+        busy = other.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    finally:
+        other.close()
+    if busy:
+        raise RuntimeError("the WAL checkpoint could not finish: a reader held it open")
+    wal = db.with_name(db.name + "-wal")
+    return db.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+
+
+async def measure(size: int, db: Path) -> tuple[list[float], int, int, float]:
     catalog = MockCatalog.load()
     base = catalog.all()
     store = SessionStore.open(db)
@@ -69,28 +85,34 @@ async def measure(size: int, db: Path) -> tuple[list[float], int, int]:
     session.budget = 10_000_000  # measure the engine, not the budget refusal
     doc = session.pending_payloads()[0].document
     timings = []
-    for _ in range(TURNS):
+    grown_from = 0
+    for turn in range(TURNS):
+        if turn == WARM_UP:
+            grown_from = stored_bytes(db)
         if session.state.actor.role == "administrator":
             session.state.current = 1  # participants only: the admin may not finalize here
         start = time.perf_counter()
         await session.perform(Action(id="infer"))
         await session.perform(Action(id="run_tools"))
         timings.append((time.perf_counter() - start) * 1000)
+    per_turn = (stored_bytes(db) - grown_from) / (TURNS - WARM_UP)
     store.close()
-    return timings, len(doc.encode("utf-8")), estimate_tokens(doc)
+    return timings[WARM_UP:], len(doc.encode("utf-8")), estimate_tokens(doc), per_turn
 
 
 def main() -> int:
     print(f"roundtable turn overhead ({TURNS} turns per size; tokens: {counter_name()})")
     print(f"{'candidates':>10} {'median ms':>10} {'p95 ms':>8} {'payload bytes':>14} "
-          f"{'~tokens':>8}")
+          f"{'~tokens':>8} {'db bytes/turn':>14}")
     with tempfile.TemporaryDirectory() as tmp:
         for size in SIZES:
-            timings, nbytes, tokens = asyncio.run(measure(size, Path(tmp) / f"b{size}.db"))
-            timings = timings[5:]  # warm-up
+            timings, nbytes, tokens, growth = asyncio.run(
+                measure(size, Path(tmp) / f"b{size}.db")
+            )
             median = statistics.median(timings)
             p95 = statistics.quantiles(timings, n=20)[18]
-            print(f"{size:>10} {median:>10.2f} {p95:>8.2f} {nbytes:>14,} {tokens:>8,}")
+            print(f"{size:>10} {median:>10.2f} {p95:>8.2f} {nbytes:>14,} {tokens:>8,} "
+                  f"{growth:>14,.0f}")
     return 0
 
 

@@ -20,6 +20,7 @@ from roundtable_desktop.domain.events import (
     SessionEnded,
     TokenReceived,
 )
+from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.protocols.bus import EventBus
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.recorder import SessionRecorder
@@ -62,7 +63,7 @@ def store(db_path: Path):
 
 @pytest.fixture
 def session_id(store: SessionStore) -> str:
-    return store.create_session("roundtable", "default", "Demo", {"turn": 0}, {})
+    return store.create_session("roundtable", "default", "Demo", {"turn": 0})
 
 
 @pytest.fixture
@@ -130,6 +131,20 @@ def test_call_started_is_recorded_as_an_event_without_a_second_copy_of_the_reque
     stored = store.events(session_id)[0]
     assert stored.call_id == event.call_id and stored.request == {"stored_in": "calls"}
     assert store.call("c1").request == event.request
+
+
+def test_call_started_passes_its_purpose_label_and_layers_to_the_calls_row(
+    recorder, store, session_id
+):
+    layers = [LayerText(name="persona", source="negotiation/persona.md", text="You are Bo.")]
+    recorder(started().model_copy(update={"purpose": "planner", "label": "Bo plans",
+                                          "layers": layers}))
+    recorder(ActionFinished(action="infer"))
+
+    call = store.call("c1")
+    assert (call.purpose, call.label, call.layers) == ("planner", "Bo plans", layers)
+    (stored,) = [e for e in store.events(session_id) if isinstance(e, CallStarted)]
+    assert (stored.purpose, stored.label, stored.layers) == ("planner", "Bo plans", [])
 
 
 def test_events_wait_for_the_end_of_the_action(recorder, store, session_id):

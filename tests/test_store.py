@@ -18,6 +18,7 @@ from roundtable_desktop.domain.events import (
     StateChanged,
     ToolRan,
 )
+from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.domain.tools import ToolCall, ToolResult, ToolStatus
 from roundtable_desktop.store import database
 from roundtable_desktop.store.database import SessionStore
@@ -54,9 +55,7 @@ def store(db_path: Path):
 
 
 def new_session(store: SessionStore, title: str = "Demo") -> str:
-    return store.create_session(
-        "roundtable", "default", title, {"turn": 1}, {"actor.md": "Be brief."}
-    )
+    return store.create_session("roundtable", "default", title, {"turn": 1})
 
 
 def raw(path: Path) -> sqlite3.Connection:
@@ -164,7 +163,6 @@ def test_a_session_round_trips(store):
         "cb",
         "Title with ünïcode",
         {"phase": "OBSERVE", "nested": {"a": [1, 2]}},
-        {"system.md": "layer"},
         {"seat": "ALLY"},
     )
     record = store.get_session(session_id)
@@ -176,7 +174,6 @@ def test_a_session_round_trips(store):
         "active",
     )
     assert record.state == {"phase": "OBSERVE", "nested": {"a": [1, 2]}}
-    assert record.prompt_snapshot == {"system.md": "layer"}
     assert record.meta == {"seat": "ALLY"}
 
 
@@ -198,12 +195,6 @@ def test_save_state_refuses_an_unknown_status(store):
 def test_saving_the_state_of_an_unknown_session_raises_session_not_found(store):
     with pytest.raises(SessionNotFound):
         store.save_state("nope", {})
-
-
-def test_the_prompt_snapshot_can_be_replaced(store):
-    session_id = new_session(store)
-    store.save_prompt_snapshot(session_id, {"actor.md": "v2"})
-    assert store.get_session(session_id).prompt_snapshot == {"actor.md": "v2"}
 
 
 def test_sessions_are_listed_most_recently_active_first(db_path):
@@ -316,6 +307,12 @@ def test_events_read_back_in_order_as_the_same_models(store):
     assert store.events(session_id) == sent
 
 
+def test_an_event_with_a_lone_surrogate_is_kept_with_a_replacement_character(store):
+    session_id = new_session(store)
+    store.append_event(session_id, Notice(message="half an emoji \ud83d here"))
+    assert [e.message for e in store.events(session_id)] == ["half an emoji \ufffd here"]
+
+
 def test_appending_an_event_numbers_it_within_its_session(store):
     first, second = new_session(store), new_session(store)
     assert store.append_event(first, Notice(message="a")) == 1
@@ -356,11 +353,10 @@ def test_a_begun_call_is_on_disk_before_it_finishes(store, db_path):
     store.begin_call(session_id, "c1", "alice", "m", "https://api.example/v1", REQUEST)
 
     with raw(db_path) as other:
-        status, request_json = other.execute(
-            "SELECT status, request_json FROM calls WHERE id = 'c1'"
-        ).fetchone()
+        (status,) = other.execute("SELECT status FROM calls WHERE id = 'c1'").fetchone()
+        stored = b"".join(row[0] for row in other.execute("SELECT data FROM blobs"))
     assert status == "pending"
-    assert "<section>the context window</section>" in request_json
+    assert b"<section>the context window</section>" in stored
 
 
 def test_a_begun_call_reads_back_with_its_request_as_sent(store):
@@ -377,6 +373,35 @@ def test_a_begun_call_reads_back_with_its_request_as_sent(store):
     assert call.user_text() == "<section>the context window</section>"
 
 
+def test_a_call_keeps_its_purpose_label_and_prompt_layers(store):
+    session_id = new_session(store)
+    layers = [
+        LayerText(name="persona", source="debate/persona.md", text="You are Alice.\nBe brief."),
+        LayerText(name="language", source="runtime", text="Réponds en français 😀"),
+    ]
+    store.begin_call(session_id, "c1", "alice", "m", "offline", REQUEST,
+                     purpose="observer", label="Alice observes", layers=layers)
+    call = store.call("c1")
+    assert (call.purpose, call.label, call.layers) == ("observer", "Alice observes", layers)
+
+
+def test_a_call_begun_without_a_purpose_is_a_reply_with_no_layers(store):
+    session_id = new_session(store)
+    store.begin_call(session_id, "c1", "alice", "m", "offline", REQUEST)
+    (call,) = store.calls(session_id)
+    assert (call.purpose, call.label, call.layers) == ("reply", "", [])
+
+
+def test_calls_of_the_same_actor_share_their_stored_layers(store):
+    session_id = new_session(store)
+    layers = [LayerText(name="persona", source="p.md", text="A long persona. " * 500)]
+    store.begin_call(session_id, "c1", "alice", "m", "offline", REQUEST, layers=layers)
+    count = store._db.execute("SELECT COUNT(*) FROM blobs").fetchone()[0]
+    store.begin_call(session_id, "c2", "alice", "m", "offline", REQUEST, layers=layers)
+    assert store._db.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == count
+    assert store.call("c2").layers == layers
+
+
 def test_begin_call_strips_credential_fields_from_the_request(store):
     session_id = new_session(store)
     leaky = {
@@ -389,7 +414,8 @@ def test_begin_call_strips_credential_fields_from_the_request(store):
 
     call = store.call("c1")
     assert call.request == {**REQUEST, "headers": {}, "extra": [{"keep": 1}]}
-    assert "sk-planted" not in store._db.execute("SELECT request_json FROM calls").fetchone()[0]
+    stored = b"".join(row[0] for row in store._db.execute("SELECT data FROM blobs"))
+    assert b"sk-planted" not in stored
 
 
 def test_a_recorded_call_started_event_is_stripped_of_credential_fields(store):

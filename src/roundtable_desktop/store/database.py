@@ -6,6 +6,11 @@ loses at most the call in flight (DESIGN invariant 5). WAL mode lets a second re
 (another window, the CLI) see committed rows while this one writes. Every sqlite error
 becomes a `StoreError` whose message names the file and what to do.
 
+States, request bodies and prompt layers are stored content-addressed (store/blobs.py):
+a row keeps a manifest of shared chunks, so a turn writes only the parts that changed.
+Readers hand back the same records as ever: `SessionRecord.state`, `CallRecord.request`
+and `Checkpoint.state` are the dicts that were written.
+
 Must not hold secrets: request bodies and events are stripped of credential-looking
 fields before they are written (invariant 6), as a second line of defence. Must not
 import Qt, protocols or llm.
@@ -18,7 +23,7 @@ import logging
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -28,8 +33,12 @@ from pydantic import ValidationError
 
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus
 from roundtable_desktop.domain.events import Event, event_from_json
+from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.store.blobs import BlobWriter, read_texts
+from roundtable_desktop.store.chunking import JSON_LINE, JSON_OBJECT
+from roundtable_desktop.store.connection import open_connection
+from roundtable_desktop.store.encoding import call_record, layers_bytes, request_bytes, state_bytes
 from roundtable_desktop.store.errors import SessionNotFound, StoreError, sqlite_error
-from roundtable_desktop.store.migrations import APPLICATION_ID, migrate
 from roundtable_desktop.store.records import (
     CallRecord,
     Checkpoint,
@@ -38,6 +47,7 @@ from roundtable_desktop.store.records import (
 )
 from roundtable_desktop.store.redaction import (
     storable_json,
+    storable_model_json,
     storable_text,
     without_secret_fields,
 )
@@ -46,7 +56,6 @@ __all__ = ["SessionStore", "StoreError", "without_secret_fields"]
 
 log = logging.getLogger(__name__)
 
-BUSY_TIMEOUT_MS = 5000
 SESSION_STATUSES = ("active", "ended")
 
 
@@ -60,41 +69,14 @@ class SessionStore:
         self._db.row_factory = sqlite3.Row
         self.path = path
         self._clock = clock
+        self._blobs = BlobWriter(db)
 
     # -- opening and closing --------------------------------------------------------
     @classmethod
     def open(cls, path: Path, *, clock: Callable[[], float] = time.time) -> SessionStore:
         """Open (creating if needed) the store at `path` and bring its schema up to date."""
         path = Path(path)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(
-                f"Cannot create the folder {path.parent} for the session store "
-                f"({exc.strerror}). Choose a location you can write to."
-            ) from None
-        if path.is_dir():
-            raise StoreError(f"The session store path {path} is a folder. Give the path of a file.")
-        try:
-            db = sqlite3.connect(str(path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
-        except sqlite3.Error as exc:
-            raise sqlite_error(exc, path, "open the session store") from None
-        try:
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            db.execute("PRAGMA journal_mode = WAL")
-            # In WAL mode NORMAL survives a killed process (only power loss can undo the
-            # last commits), and keeps streamed-text flushes cheap.
-            db.execute("PRAGMA synchronous = NORMAL")
-            db.execute("PRAGMA foreign_keys = ON")
-            _refuse_foreign(db, path)
-            migrate(db, where=str(path))
-        except StoreError:
-            db.close()
-            raise
-        except sqlite3.Error as exc:
-            db.close()
-            raise sqlite_error(exc, path, "open the session store") from None
-        return cls(db, path, clock=clock)
+        return cls(open_connection(path), path, clock=clock)
 
     def close(self) -> None:
         self._db.close()
@@ -127,7 +109,10 @@ class SessionStore:
         try:
             yield
         except BaseException:
-            self._db.execute("ROLLBACK")
+            # Chunks written in this transaction are gone: never cut against them again.
+            self._blobs.forget()
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
 
@@ -137,49 +122,37 @@ class SessionStore:
         kind: str,
         scenario: str,
         title: str,
-        state: dict[str, Any],
-        prompt_snapshot: dict[str, Any],
+        state: dict[str, Any] | str | bytes,
         meta: dict[str, Any] | None = None,
     ) -> str:
+        """A new active session; `state` may come already encoded as JSON (str or bytes)."""
         session_id = uuid.uuid4().hex
         now = self._clock()
-        with self._guard("create a session"):
+        with self._guard("create a session"), self._transaction():
             self._db.execute(
                 "INSERT INTO sessions (id, kind, scenario, title, created_at, updated_at,"
-                " status, state_json, prompt_snapshot_json, meta_json)"
-                " VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)",
-                (
-                    session_id,
-                    kind,
-                    scenario,
-                    storable_text(title),
-                    now,
-                    now,
-                    storable_json(state),
-                    storable_json(prompt_snapshot),
-                    storable_json(meta or {}),
-                ),
+                " status, meta_json) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)",
+                (session_id, kind, scenario, storable_text(title), now, now,
+                 storable_json(meta or {})),
             )
+            # The row first: the state's chunks belong to it.
+            self._update_state(session_id, self._put_state(session_id, state), None, now)
         return session_id
 
-    def save_state(self, session_id: str, state: dict[str, Any], status: str | None = None) -> None:
+    def save_state(
+        self, session_id: str, state: dict[str, Any] | str | bytes, status: str | None = None
+    ) -> None:
         _check_status(status)
-        with self._guard("save the session state", session_id):
-            self._update_state(session_id, storable_json(state), status, self._clock())
-
-    def save_prompt_snapshot(self, session_id: str, snapshot: dict[str, Any]) -> None:
-        with self._guard("save the prompt snapshot", session_id):
-            cur = self._db.execute(
-                "UPDATE sessions SET prompt_snapshot_json = ?, updated_at = ? WHERE id = ?",
-                (storable_json(snapshot), self._clock(), session_id),
-            )
-        _require_row(cur, session_id)
+        with self._guard("save the session state", session_id), self._transaction():
+            self._update_state(session_id, self._put_state(session_id, state), status,
+                               self._clock())
 
     def delete_session(self, session_id: str) -> None:
-        """Delete a session with its events, calls and checkpoints."""
-        with self._guard("delete the session", session_id):
+        """Delete a session with its events, calls, checkpoints and stored text."""
+        with self._guard("delete the session", session_id), self._transaction():
             cur = self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-        _require_row(cur, session_id)
+            _require_row(cur, session_id)
+            self._blobs.forget()
 
     def append_event(self, session_id: str, event: Event) -> int:
         """Record one event; returns its position (1-based) in the session."""
@@ -195,22 +168,23 @@ class SessionStore:
         session_id: str,
         *,
         action: str,
-        state: dict[str, Any] | str,
+        state: dict[str, Any] | str | bytes,
         events: list[Event],
         status: str | None = None,
     ) -> None:
         """After an action: its events, the new state and a checkpoint in one transaction.
 
-        `state` may come already encoded as JSON (a protocol's own fast dump); it is
-        encoded once and written twice (the session row and the checkpoint).
+        `state` may come already encoded as JSON (a protocol's own fast dump, str or
+        UTF-8 bytes); it is stored once, as chunks the previous state shares, and both
+        the session row and the checkpoint keep its manifest.
         """
         _check_status(status)
-        blob = storable_text(state) if isinstance(state, str) else storable_json(state)
         now = self._clock()
         with self._guard("save the session state", session_id), self._transaction():
             self._insert_events(session_id, events)
-            self._update_state(session_id, blob, status, now)
-            self._insert_checkpoint(session_id, action, blob, now)
+            manifest = self._put_state(session_id, state)
+            self._update_state(session_id, manifest, status, now)
+            self._insert_checkpoint(session_id, action, manifest, now)
 
     def append_events(self, session_id: str, events: list[Event]) -> None:
         """Record several events in one transaction."""
@@ -219,27 +193,35 @@ class SessionStore:
         with self._guard("record events", session_id), self._transaction():
             self._insert_events(session_id, events)
 
-    def add_checkpoint(self, session_id: str, action: str, state: dict[str, Any]) -> int:
+    def add_checkpoint(
+        self, session_id: str, action: str, state: dict[str, Any] | str | bytes
+    ) -> int:
         """Record the state after an action; returns the checkpoint's position."""
         with self._guard("save a checkpoint", session_id), self._transaction():
-            return self._insert_checkpoint(session_id, action, storable_json(state),
-                                           self._clock())
+            return self._insert_checkpoint(session_id, action,
+                                           self._put_state(session_id, state), self._clock())
 
-    # The statements below run inside the caller's guard (and transaction, if any).
-    def _update_state(self, session_id: str, blob: str, status: str | None, now: float) -> None:
+    # The statements below run inside the caller's guard and transaction.
+    def _put_state(self, session_id: str, state: dict[str, Any] | str | bytes) -> bytes:
+        return self._blobs.put(session_id, state_bytes(state), [("state", session_id)],
+                               JSON_OBJECT)
+
+    def _update_state(
+        self, session_id: str, manifest: bytes, status: str | None, now: float
+    ) -> None:
         cur = self._db.execute(
-            "UPDATE sessions SET state_json = ?, status = COALESCE(?, status),"
+            "UPDATE sessions SET state_manifest = ?, status = COALESCE(?, status),"
             " updated_at = ? WHERE id = ?",
-            (blob, status, now, session_id),
+            (manifest, status, now, session_id),
         )
         _require_row(cur, session_id)
 
-    def _insert_checkpoint(self, session_id: str, action: str, blob: str, now: float) -> int:
+    def _insert_checkpoint(self, session_id: str, action: str, manifest: bytes, now: float) -> int:
         seq = self._next_seq("checkpoints", session_id)
         self._db.execute(
-            "INSERT INTO checkpoints (session_id, seq, action, state_json, ts)"
+            "INSERT INTO checkpoints (session_id, seq, action, state_manifest, ts)"
             " VALUES (?, ?, ?, ?, ?)",
-            (session_id, seq, action, blob, now),
+            (session_id, seq, action, manifest, now),
         )
         return seq
 
@@ -247,8 +229,7 @@ class SessionStore:
         """Insert events in order; returns the position of the first."""
         seq = self._next_seq("events", session_id)
         rows = [
-            (session_id, seq + i, e.ts, e.type,
-             storable_json(without_secret_fields(e.model_dump(mode="json"))))
+            (session_id, seq + i, e.ts, e.type, storable_model_json(e))
             for i, e in enumerate(events)
         ]
         self._db.executemany(
@@ -273,14 +254,31 @@ class SessionStore:
         model: str,
         endpoint: str,
         request: dict[str, Any],
+        *,
+        purpose: str = "reply",
+        label: str = "",
+        layers: Sequence[LayerText] = (),
     ) -> None:
-        """Record a request as pending. Committed on return: call it before sending."""
-        with self._guard("record the request", session_id):
+        """Record a request as pending. Committed on return: call it before sending.
+
+        The body is cut against the same actor's previous request (or else the
+        session's), so a turn stores the sections that changed, not the whole window.
+        """
+        body, layer_list = request_bytes(request), layers_bytes(layers)
+        with self._guard("record the request", session_id), self._transaction():
+            request_manifest = self._blobs.put(
+                session_id, body, [("request", session_id, actor_id), ("request", session_id)],
+                JSON_LINE,
+            )
+            layers_manifest = self._blobs.put(
+                session_id, layer_list, [("layers", session_id, actor_id)], JSON_LINE
+            )
             self._db.execute(
                 "INSERT INTO calls (id, session_id, seq, actor_id, model, endpoint,"
-                " request_json, response_text, status, started_at) VALUES"
+                " request_manifest, layers_manifest, purpose, label, response_text, status,"
+                " started_at) VALUES"
                 " (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM calls WHERE session_id = ?),"
-                " ?, ?, ?, ?, '', ?, ?)",
+                " ?, ?, ?, ?, ?, ?, ?, '', ?, ?)",
                 (
                     call_id,
                     session_id,
@@ -288,7 +286,10 @@ class SessionStore:
                     actor_id,
                     model,
                     endpoint,
-                    storable_json(without_secret_fields(request)),
+                    request_manifest,
+                    layers_manifest,
+                    storable_text(purpose),
+                    storable_text(label),
                     CallStatus.PENDING.value,
                     self._clock(),
                 ),
@@ -368,8 +369,9 @@ class SessionStore:
     def get_session(self, session_id: str) -> SessionRecord:
         with self._guard("read the session"):
             row = self._db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        if row is None:
-            raise SessionNotFound(f"There is no stored session {session_id}.")
+            if row is None:
+                raise SessionNotFound(f"There is no stored session {session_id}.")
+            (state,) = read_texts(self._db, [row["state_manifest"]])
         return SessionRecord(
             id=row["id"],
             kind=row["kind"],
@@ -378,8 +380,7 @@ class SessionStore:
             status=row["status"],
             created_at=row["created_at"],
             updated_at=row["updated_at"],
-            state=json.loads(row["state_json"]),
-            prompt_snapshot=json.loads(row["prompt_snapshot_json"]),
+            state=json.loads(state),
             meta=json.loads(row["meta_json"]),
         )
 
@@ -413,14 +414,19 @@ class SessionStore:
             rows = self._db.execute(
                 "SELECT * FROM calls WHERE session_id = ? ORDER BY seq", (session_id,)
             ).fetchall()
-        return [_call_record(row) for row in rows]
+            return self._call_records(rows)
 
     def call(self, call_id: str) -> CallRecord:
         with self._guard("read the call"):
             row = self._db.execute("SELECT * FROM calls WHERE id = ?", (call_id,)).fetchone()
-        if row is None:
-            raise StoreError(f"No call {call_id} is stored in this session store.")
-        return _call_record(row)
+            if row is None:
+                raise StoreError(f"No call {call_id} is stored in this session store.")
+            return self._call_records([row])[0]
+
+    def _call_records(self, rows: list[sqlite3.Row]) -> list[CallRecord]:
+        manifests = [m for row in rows for m in (row["request_manifest"], row["layers_manifest"])]
+        texts = iter(read_texts(self._db, manifests))
+        return [call_record(row, next(texts), next(texts)) for row in rows]
 
     def events(self, session_id: str) -> list[Event]:
         """The session's events in order. An event this version cannot read is skipped."""
@@ -441,25 +447,17 @@ class SessionStore:
             rows = self._db.execute(
                 "SELECT * FROM checkpoints WHERE session_id = ? ORDER BY seq", (session_id,)
             ).fetchall()
+            states = read_texts(self._db, [row["state_manifest"] for row in rows])
         return [
             Checkpoint(
                 session_id=row["session_id"],
                 seq=row["seq"],
                 action=row["action"],
-                state=json.loads(row["state_json"]),
+                state=json.loads(state),
                 ts=row["ts"],
             )
-            for row in rows
+            for row, state in zip(rows, states, strict=True)
         ]
-
-
-def _call_record(row: sqlite3.Row) -> CallRecord:
-    data = dict(row)
-    data["request"] = json.loads(data.pop("request_json"))
-    data["response_text"] = data["response_text"] or ""
-    if data["usage_estimated"] is not None:
-        data["usage_estimated"] = bool(data["usage_estimated"])
-    return CallRecord(**data)
 
 
 def _check_status(status: str | None) -> None:
@@ -470,15 +468,3 @@ def _check_status(status: str | None) -> None:
 def _require_row(cur: sqlite3.Cursor, session_id: str) -> None:
     if cur.rowcount == 0:
         raise SessionNotFound(f"There is no stored session {session_id}.")
-
-
-def _refuse_foreign(db: sqlite3.Connection, path: Path) -> None:
-    """Refuse a SQLite file that belongs to another program rather than add our tables."""
-    app_id = int(db.execute("PRAGMA application_id").fetchone()[0])
-    version = int(db.execute("PRAGMA user_version").fetchone()[0])
-    has_tables = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").fetchone()
-    if app_id not in (0, APPLICATION_ID) or (version == 0 and has_tables):
-        raise StoreError(
-            f"{path} is not a roundtable session store (it is another program's SQLite "
-            "database). Choose another file, or move this one aside to start fresh."
-        )

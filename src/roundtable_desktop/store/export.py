@@ -1,8 +1,10 @@
 """Exports a stored session as JSON (full fidelity), Markdown or a self-contained HTML page.
 
-JSON holds the session record, calls, events and checkpoints and reads back with
-`SessionExport.model_validate_json`. Markdown and HTML show the transcript, the final
-suggestions and every call with its exact payload and response. All text is untrusted:
+JSON holds the session record, the kind's summary, calls, events and checkpoints and
+reads back with `SessionExport.model_validate_json` (`format` is "<kind>-session").
+Markdown and HTML show the kind's result first, then the transcript, then every call with
+its exact payload and response. The summary comes from the kind (protocols/
+session_export.py); this module knows no kind. All text is untrusted:
 HTML is built with lxml (text assigned as text, never parsed as markup) under a CSP
 that allows no script and no remote load; Markdown escapes prose and fences payloads
 with a fence longer than any backtick run inside them.
@@ -22,6 +24,9 @@ from lxml.html import builder as E
 from pydantic import BaseModel
 
 from roundtable_desktop.domain.events import Event
+from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.domain.summary import SessionSummary
+from roundtable_desktop.domain.text import label_text, xml_text
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.records import CallRecord, Checkpoint, SessionRecord
 
@@ -32,15 +37,16 @@ _H = E.E
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
-_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
 
 _CSS = """
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto;
        padding: 0 1rem; color: #1b1b1b; background: #fdfdfc; }
 h1 { margin-bottom: .25rem; }
+section#result { font-size: 1.15em; border-left: 4px solid #2e7d32; padding: .25rem 1rem;
+                 margin: 1.5rem 0; background: #f4f9f4; }
+section#result ol li { margin: .4rem 0; }
+section#result .tag { display: block; margin-left: 0; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; }
 dl.meta dt { font-weight: 600; }
 dl.meta dd { margin: 0; }
@@ -57,17 +63,22 @@ article.call h3 { margin: .25rem 0; }
 .status-failed h3, .status-interrupted h3, .status-partial h3 { color: #8a1c1c; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f3f3f1;
       padding: .5rem; border-radius: 4px; font-size: .9em; }
+details { margin: .35rem 0; }
 summary { cursor: pointer; font-weight: 600; }
 footer { margin-top: 2rem; color: #666; font-size: .85em; }
 """
 
 
+FORMAT_VERSION = 2
+
+
 class SessionExport(BaseModel):
     """Everything stored about one session; the JSON export is this model."""
 
-    format: Literal["roundtable-session"] = "roundtable-session"
-    format_version: int = 1
+    format: str = "session"  # "<kind>-session"
+    format_version: int = FORMAT_VERSION
     session: SessionRecord
+    summary: SessionSummary | None = None
     calls: list[CallRecord]
     events: list[Event]
     checkpoints: list[Checkpoint]
@@ -82,8 +93,7 @@ def collect_export(store: SessionStore, session_id: str) -> SessionExport:
     )
 
 
-def export_session(store: SessionStore, session_id: str, fmt: ExportFormat) -> str:
-    data = collect_export(store, session_id)
+def render_export(data: SessionExport, fmt: ExportFormat) -> str:
     if fmt == "json":
         return render_json(data)
     if fmt == "md":
@@ -109,19 +119,19 @@ class _Line:
 @dataclass(frozen=True)
 class _Pick:
     title: str
-    channel: str
-    id: str
-    proposed_by: list[str]
+    detail: str
+    by: list[str]
 
 
 def _clean(text: Any) -> str:
-    """Text lxml accepts and any file encoding survives: XML-illegal characters removed."""
-    return _SURROGATE.sub("\ufffd", _XML_ILLEGAL.sub("", str(text)))
+    """Text lxml accepts and any file encoding survives (domain/text.py): XML-illegal
+    characters removed, lone surrogates replaced by U+FFFD."""
+    return xml_text(str(text))
 
 
 def _label(text: Any) -> str:
     """A short label (title, name): also without bidi controls that could reorder it."""
-    return _BIDI.sub("", _clean(text)).strip()
+    return label_text(str(text)).strip()
 
 
 def _when(ts: float | None) -> str:
@@ -130,19 +140,10 @@ def _when(ts: float | None) -> str:
     return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _kind_state(state: dict[str, Any]) -> dict[str, Any]:
-    """A protocol's state dict keeps its kind's model under one key (roundtable: "meeting")."""
-    inner = state.get("meeting")
-    return inner if isinstance(inner, dict) else state
-
-
-def _actor_names(state: dict[str, Any]) -> dict[str, str]:
-    names: dict[str, str] = {}
-    actors = state.get("actors")
-    for actor in actors if isinstance(actors, list) else []:
-        if isinstance(actor, dict) and actor.get("id") is not None:
-            names[str(actor["id"])] = _label(actor.get("name") or actor["id"])
-    return names
+def _names(summary: SessionSummary | None) -> dict[str, str]:
+    if summary is None:
+        return {}
+    return {p.id: _label(p.name) for p in summary.participants}
 
 
 def _speaker(actor_id: Any, names: dict[str, str]) -> str:
@@ -151,43 +152,28 @@ def _speaker(actor_id: Any, names: dict[str, str]) -> str:
     return names.get(str(actor_id), _label(actor_id))
 
 
-def _transcript(state: dict[str, Any], names: dict[str, str]) -> list[_Line]:
-    lines = state.get("transcript")
-    found: list[_Line] = []
-    for line in lines if isinstance(lines, list) else []:
-        if not isinstance(line, dict):
-            continue
-        turn = line.get("turn")
-        found.append(
-            _Line(
-                speaker=_speaker(line.get("actor_id"), names),
-                kind=_label(line.get("kind") or "spoken"),
-                turn=turn if isinstance(turn, int) else 0,
-                text=_clean(line.get("text", "")),
-            )
-        )
-    return found
+def _transcript(summary: SessionSummary | None) -> list[_Line]:
+    if summary is None:
+        return []
+    return [
+        _Line(speaker=_label(e.speaker), kind=_label(e.kind or "spoken"), turn=e.turn,
+              text=_clean(e.text))
+        for e in summary.transcript
+    ]
 
 
-def _suggestions(state: dict[str, Any], names: dict[str, str]) -> list[_Pick]:
-    items = state.get("suggestions")
-    found: list[_Pick] = []
-    for item in items if isinstance(items, list) else []:
-        candidate = item.get("candidate") if isinstance(item, dict) else None
-        if not isinstance(candidate, dict):
-            continue
-        proposers = item.get("proposed_by")
-        found.append(
-            _Pick(
-                title=_label(candidate.get("title", "")),
-                channel=_label(candidate.get("channel", "")),
-                id=_label(candidate.get("id", "")),
-                proposed_by=[
-                    _speaker(p, names) for p in (proposers if isinstance(proposers, list) else [])
-                ],
-            )
-        )
-    return found
+def _result(summary: SessionSummary | None) -> tuple[str, str, list[_Pick], str]:
+    """(heading, text, items, what to say when there are none)."""
+    if summary is None:
+        return "Result", "", [], "This version cannot read this session's result."
+    result = summary.result
+    picks = [
+        _Pick(title=_label(item.title), detail=_label(item.detail),
+              by=[_label(b) for b in item.by])
+        for item in result.items
+    ]
+    heading = _label(result.heading) + (" (final)" if result.final else "")
+    return heading, _clean(result.text), picks, _label(result.empty_text)
 
 
 def _call_facts(call: CallRecord) -> list[tuple[str, str]]:
@@ -253,27 +239,28 @@ def _md_item(text: str) -> str:
 
 def render_markdown(data: SessionExport) -> str:
     session = data.session
-    state = _kind_state(session.state)
-    names = _actor_names(state)
+    names = _names(data.summary)
     out = [f"# {_md(_label(session.title)) or 'Untitled session'}", ""]
     out += [f"- {key}: {_md(value)}" for key, value in _session_facts(session)]
 
+    heading, text, picks, empty = _result(data.summary)
+    out += ["", f"## {_md(heading)}", ""]
+    if text:
+        out += [_md(text), ""]
+    for n, pick in enumerate(picks, 1):
+        detail = f" — {_md(pick.detail)}" if pick.detail else ""
+        by = f", by {_md(', '.join(pick.by))}" if pick.by else ""
+        out.append(f"{n}. **{_md(pick.title)}**{detail}{by}")
+    if not picks and not text:
+        out.append(_md(empty))
+
     out += ["", "## Transcript", ""]
-    lines = _transcript(state, names)
+    lines = _transcript(data.summary)
     for line in lines:
         tag = f"turn {line.turn}" + ("" if line.kind == "spoken" else f", {line.kind}")
         out.append(f"- **{_md(line.speaker)}** ({_md(tag)}): {_md_item(line.text)}")
     if not lines:
         out.append("No transcript was recorded.")
-
-    out += ["", "## Final suggestions", ""]
-    picks = _suggestions(state, names)
-    for n, pick in enumerate(picks, 1):
-        by = ", ".join(pick.proposed_by) or "nobody"
-        channel = f" — {_md(pick.channel)}" if pick.channel else ""
-        out.append(f"{n}. **{_md(pick.title)}**{channel} ({_md(pick.id)}), proposed by {_md(by)}")
-    if not picks:
-        out.append("No suggestions.")
 
     out += ["", f"## Calls ({len(data.calls)})"]
     for call in data.calls:
@@ -316,17 +303,21 @@ def _html_transcript(lines: list[_Line]) -> Any:
     return E.OL(E.CLASS("transcript"), *items)
 
 
-def _html_suggestions(picks: list[_Pick]) -> Any:
-    if not picks:
-        return E.P("No suggestions.")
+def _html_result(summary: SessionSummary | None) -> Any:
+    heading, text, picks, empty = _result(summary)
+    parts: list[Any] = [E.H2(heading)]
+    if text:
+        parts.append(E.P(E.CLASS("text"), text))
     items = []
     for pick in picks:
-        detail = " — ".join(part for part in (pick.channel, pick.id) if part)
-        by = ", ".join(pick.proposed_by) or "nobody"
-        items.append(
-            E.LI(E.STRONG(pick.title), E.SPAN(E.CLASS("tag"), f"{detail} · proposed by {by}"))
-        )
-    return E.OL(*items)
+        tag = " · ".join(part for part in (pick.detail, f"by {', '.join(pick.by)}"
+                                           if pick.by else "") if part)
+        items.append(E.LI(E.STRONG(pick.title), E.SPAN(E.CLASS("tag"), tag)))
+    if items:
+        parts.append(E.OL(*items))
+    elif not text:
+        parts.append(E.P(empty))
+    return _H.section(*parts, id="result")
 
 
 def _html_call(call: CallRecord, names: dict[str, str]) -> Any:
@@ -335,24 +326,20 @@ def _html_call(call: CallRecord, names: dict[str, str]) -> Any:
         E.H3(f"Call {call.seq}: {speaker} · {_label(call.model)}"),
         _facts_list(_call_facts(call)),
     ]
-    messages = _messages(call)
-    last_user = max((i for i, (role, _) in enumerate(messages) if role == "user"), default=-1)
-    for i, (role, content) in enumerate(messages):
-        details = E.DETAILS(
-            E.SUMMARY(f"Message {i + 1} ({role}), as sent · {len(content)} characters"),
+    # Every payload starts collapsed: a page of calls must not push the next one (or, in
+    # a long session, the end of the page) thousands of pixels away.
+    for i, (role, content) in enumerate(_messages(call)):
+        parts.append(E.DETAILS(
+            E.SUMMARY(f"Message {i + 1} ({role}), as sent · {count_of(len(content), 'character')}"),
             E.PRE(content),
-        )
-        if i == last_user:
-            details.set("open", "open")
-        parts.append(details)
+        ))
     parts += [E.H4("Response"), E.PRE(_clean(call.response_text) or "(no text)")]
     return _H.article(E.CLASS(f"call status-{_css_token(call.status.value)}"), *parts)
 
 
 def render_html(data: SessionExport) -> str:
     session = data.session
-    state = _kind_state(session.state)
-    names = _actor_names(state)
+    names = _names(data.summary)
     title = _label(session.title) or "Untitled session"
     head = E.HEAD(
         E.META({"http-equiv": "Content-Security-Policy", "content": CSP}),
@@ -364,13 +351,9 @@ def render_html(data: SessionExport) -> str:
     )
     body = E.BODY(
         _H.header(E.H1(title), _facts_list(_session_facts(session))),
+        _html_result(data.summary),
         _H.section(
-            E.H2("Transcript"), _html_transcript(_transcript(state, names)), id="transcript"
-        ),
-        _H.section(
-            E.H2("Final suggestions"),
-            _html_suggestions(_suggestions(state, names)),
-            id="suggestions",
+            E.H2("Transcript"), _html_transcript(_transcript(data.summary)), id="transcript"
         ),
         _H.section(
             E.H2(f"Calls ({len(data.calls)})"),

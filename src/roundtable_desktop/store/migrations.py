@@ -13,7 +13,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from roundtable_desktop.store.blobs import put_chunks
 from roundtable_desktop.store.errors import StoreError
+from roundtable_desktop.store.redaction import storable_text
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -100,10 +102,69 @@ def m003_checkpoints(db: sqlite3.Connection) -> None:
     )
 
 
+def m004_content_addressed_texts(db: sqlite3.Connection) -> None:
+    """States and request bodies become manifests of a session's chunks; calls say what
+    they are for (purpose, label) and keep their prompt layers; the never-used prompt
+    snapshot column goes."""
+    _require_drop_column(db)
+    # A chunk of a session's UTF-8 text, keyed by a salted 16-byte SHA-256 prefix
+    # (store/blobs.py); deleted with its session.
+    db.execute(
+        """
+        CREATE TABLE blobs (
+            hash BLOB PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            data BLOB NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX idx_blobs_session ON blobs (session_id)")
+    db.execute("ALTER TABLE sessions ADD COLUMN state_manifest BLOB NOT NULL DEFAULT x''")
+    db.execute("ALTER TABLE checkpoints ADD COLUMN state_manifest BLOB NOT NULL DEFAULT x''")
+    db.execute("ALTER TABLE calls ADD COLUMN request_manifest BLOB NOT NULL DEFAULT x''")
+    db.execute("ALTER TABLE calls ADD COLUMN layers_manifest BLOB NOT NULL DEFAULT x''")
+    db.execute("ALTER TABLE calls ADD COLUMN purpose TEXT NOT NULL DEFAULT 'reply'")
+    db.execute("ALTER TABLE calls ADD COLUMN label TEXT NOT NULL DEFAULT ''")
+    _move_into_blobs(db, "sessions", "id", "state_json", "state_manifest")
+    _move_into_blobs(db, "checkpoints", "session_id", "state_json", "state_manifest")
+    _move_into_blobs(db, "calls", "session_id", "request_json", "request_manifest")
+    for table, column in (
+        ("sessions", "state_json"),
+        ("sessions", "prompt_snapshot_json"),
+        ("checkpoints", "state_json"),
+        ("calls", "request_json"),
+    ):
+        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+
+
+def _move_into_blobs(
+    db: sqlite3.Connection, table: str, session: str, source: str, target: str
+) -> None:
+    # One row at a time: an old store's texts may not fit in memory together.
+    rowids = [r[0] for r in db.execute(f"SELECT rowid FROM {table} ORDER BY rowid")]
+    for rowid in rowids:
+        session_id, text = db.execute(
+            f"SELECT {session}, {source} FROM {table} WHERE rowid = ?", (rowid,)
+        ).fetchone()
+        manifest = put_chunks(db, session_id, storable_text(text or "").encode("utf-8"))
+        db.execute(f"UPDATE {table} SET {target} = ? WHERE rowid = ?", (manifest, rowid))
+
+
+def _require_drop_column(db: sqlite3.Connection) -> None:
+    version = tuple(int(n) for n in sqlite3.sqlite_version.split(".")[:2])
+    if version < (3, 35):
+        raise StoreError(
+            f"This session store needs an update that SQLite {sqlite3.sqlite_version} "
+            "cannot make (it needs 3.35 or newer). Install a Python built with a newer "
+            "SQLite, or keep using the previous version of roundtable with this store."
+        )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_sessions_and_events,
     m002_calls,
     m003_checkpoints,
+    m004_content_addressed_texts,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

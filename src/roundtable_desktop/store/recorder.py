@@ -44,7 +44,7 @@ class SessionRecorder:
         self,
         store: SessionStore,
         session_id: str,
-        protocol_state: Callable[[], dict[str, Any] | str],
+        protocol_state: Callable[[], dict[str, Any] | str | bytes],
         *,
         flush_every: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
@@ -68,10 +68,16 @@ class SessionRecorder:
                 event.model,
                 event.endpoint,
                 event.request,
+                purpose=event.purpose,
+                label=event.label,
+                layers=event.layers,
             )
             self._streams[event.call_id] = _Stream(flushed_at=self._clock())
-            # The request body is in the calls row; the event keeps a pointer, not a copy.
-            self._events.append(event.model_copy(update={"request": {"stored_in": "calls"}}))
+            # The request body and the layers are in the calls row; the event keeps a
+            # pointer, not a second copy.
+            self._events.append(
+                event.model_copy(update={"request": {"stored_in": "calls"}, "layers": []})
+            )
         elif isinstance(event, CallFinished):
             self._streams.pop(event.call_id, None)
             self.store.finish_call(event.call_id, event.outcome)

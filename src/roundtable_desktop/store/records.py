@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from roundtable_desktop.domain.calls import CallStatus, last_user_text
+from roundtable_desktop.domain.prompts import LayerText
 
 SessionStatus = Literal["active", "ended"]
 
@@ -29,7 +30,7 @@ class SessionInfo(BaseModel):
 
 
 class SessionRecord(BaseModel):
-    """A stored session: its latest state and the prompt files it was started with."""
+    """A stored session and its latest state."""
 
     id: str
     kind: str
@@ -39,12 +40,16 @@ class SessionRecord(BaseModel):
     created_at: float
     updated_at: float
     state: dict[str, Any] = Field(default_factory=dict)
-    prompt_snapshot: dict[str, Any] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)
 
 
 class CallRecord(BaseModel):
-    """One model call: the request body exactly as sent and whatever came back."""
+    """One model call: the request body exactly as sent and whatever came back.
+
+    `purpose` says what the call was for (reply, observer, planner, repair, ...; never
+    sent), `label` is how the views name it, and `layers` are its system prompt's layers
+    (name, source file, text) as assembled.
+    """
 
     id: str
     session_id: str
@@ -53,6 +58,9 @@ class CallRecord(BaseModel):
     model: str
     endpoint: str
     request: dict[str, Any]
+    purpose: str = "reply"
+    label: str = ""
+    layers: list[LayerText] = Field(default_factory=list)
     response_text: str = ""
     status: CallStatus
     error: str | None = None

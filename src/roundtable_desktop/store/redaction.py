@@ -12,9 +12,28 @@ import json
 import re
 from typing import Any
 
+import pydantic_core
+from pydantic import BaseModel
+
+# A lone surrogate (a JSON "\\ud800" escape in model output) cannot be encoded as UTF-8
+# and would make sqlite refuse the whole row: storable_text replaces it with U+FFFD.
+from roundtable_desktop.domain.text import storable_text
+
+__all__ = [
+    "storable_json",
+    "storable_json_bytes",
+    "storable_model_json",
+    "storable_text",
+    "without_secret_fields",
+]
+
 # Field names compared after lower-casing and dropping "-" and "_".
 _SECRET_FIELDS = frozenset({"authorization", "proxyauthorization", "apikey", "xapikey"})
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# The same names as JSON object keys, in any case, with "-" and "_" anywhere.
+_SECRET_KEY = re.compile(
+    "|".join('"[-_]*' + "[-_]*".join(name) + '[-_]*"\\s*:' for name in sorted(_SECRET_FIELDS)),
+    re.IGNORECASE,
+)
 
 
 def without_secret_fields(obj: Any) -> Any:
@@ -34,18 +53,32 @@ def _normal(name: str) -> str:
     return name.lower().replace("-", "").replace("_", "")
 
 
-def storable_text(value: str) -> str:
-    """`value` with lone surrogates replaced by U+FFFD.
+def storable_json(obj: Any) -> str:
+    return storable_json_bytes(obj).decode("utf-8")
 
-    A lone surrogate (a JSON "\\ud800" escape in model output) cannot be encoded as
-    UTF-8 and would make sqlite refuse the whole row: keep the rest of the text.
+
+def storable_json_bytes(obj: Any) -> bytes:
+    """`obj` as compact UTF-8 JSON, lone surrogates replaced by U+FFFD.
+
+    pydantic-core's encoder is several times faster than `json.dumps(ensure_ascii=False)`
+    on a large request; it refuses a lone surrogate, which then takes the slow path.
     """
     try:
-        value.encode("utf-8")  # C speed; the regex below only runs for broken text
-    except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    return value
+        return pydantic_core.to_json(obj)
+    except pydantic_core.PydanticSerializationError:
+        return storable_text(json.dumps(obj, ensure_ascii=False, separators=(",", ":"))).encode()
 
 
-def storable_json(obj: Any) -> str:
-    return storable_text(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+def storable_model_json(model: BaseModel) -> str:
+    """`model` as JSON without credential fields or lone surrogates.
+
+    The fast path dumps the model once and only looks for a credential-like key in the
+    text; a model with one (or with a lone surrogate) takes the full walk.
+    """
+    try:
+        text = model.model_dump_json()
+    except pydantic_core.PydanticSerializationError:
+        text = ""
+    if text and _SECRET_KEY.search(text) is None:
+        return text
+    return storable_json(without_secret_fields(model.model_dump(mode="json")))

@@ -1,0 +1,182 @@
+"""Content-addressed text in the session store: chunks keyed by hash, texts as manifests.
+
+A text (a request body, a session state, a call's prompt layers) is stored as its
+chunks (store/chunking.py) in the `blobs` table, keyed by a 16-byte SHA-256 prefix and
+written with INSERT OR IGNORE, and the row that owns the text keeps its manifest: the
+chunks' hashes, concatenated. Consecutive versions of a text share their unchanged
+chunks, so a turn writes what changed, not the whole state again. Reading joins the
+chunks back and gives the text byte for byte.
+
+Chunks belong to one session (the hash is salted with its id, the row names it): texts
+are shared within a session, where versions repeat each other, and deleting a session
+deletes its chunks with it (a foreign-key cascade) without scanning the others.
+
+`BlobWriter` remembers the last version written under a few keys (a session's state,
+an actor's last request) so the next version is cut against it cheaply. What it
+remembers is referenced by a row that was committed; a transaction that rolls back
+must call `forget()`, so a chunk that was never committed is never reused.
+Must not open connections or commit: every method runs inside the caller's
+transaction. Must not know about calls, checkpoints or events.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+from roundtable_desktop.store.chunking import Run, rechunk, split_chunks
+from roundtable_desktop.store.errors import StoreError
+
+DIGEST_SIZE = 16
+# SQLite allows up to 32766 parameters since 3.32; stay well under it.
+_READ_BATCH = 500
+# Versions remembered (a session's state and each actor's last request): a few MB at most.
+_REMEMBERED = 32
+_INSERT = "INSERT OR IGNORE INTO blobs (hash, session_id, data) VALUES (?, ?, ?)"
+
+
+class Hasher:
+    """Hashes the chunks of one session: SHA-256 of the session id and the chunk."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self._salted = hashlib.sha256(session_id.encode() + b"\0")
+
+    def __call__(self, chunk: bytes) -> bytes:
+        h = self._salted.copy()
+        h.update(chunk)
+        return h.digest()[:DIGEST_SIZE]
+
+
+def digests_of(manifest: bytes) -> list[bytes]:
+    """The chunk hashes a manifest lists, in order."""
+    if len(manifest) % DIGEST_SIZE:
+        raise StoreError(
+            "The session store is damaged: a stored text's list of parts is cut short. "
+            "Move the file aside to start fresh."
+        )
+    return [manifest[i : i + DIGEST_SIZE] for i in range(0, len(manifest), DIGEST_SIZE)]
+
+
+def put_chunks(
+    db: sqlite3.Connection, session_id: str, data: bytes, separator: bytes | None = None
+) -> bytes:
+    """Store `data` as a session's chunks, with no earlier version to share with; returns
+    its manifest."""
+    digest = Hasher(session_id)
+    rows = [(digest(c), session_id, c) for c in split_chunks(data, separator)]
+    db.executemany(_INSERT, rows)
+    return b"".join(d for d, _, _ in rows)
+
+
+def read_texts(db: sqlite3.Connection, manifests: Sequence[bytes]) -> list[str]:
+    """The texts the manifests describe, in order (each chunk is fetched once)."""
+    lists = [digests_of(m) for m in manifests]
+    chunks = _fetch(db, {d for found in lists for d in found})
+    try:
+        return [b"".join([chunks[d] for d in found]).decode("utf-8") for found in lists]
+    except KeyError:
+        raise StoreError(
+            "The session store is damaged: part of a stored text is missing. "
+            "Move the file aside to start fresh."
+        ) from None
+
+
+def read_text(db: sqlite3.Connection, manifest: bytes) -> str:
+    return read_texts(db, [manifest])[0]
+
+
+def _fetch(db: sqlite3.Connection, wanted: set[bytes]) -> dict[bytes, bytes]:
+    found: dict[bytes, bytes] = {}
+    pending = list(wanted)
+    for start in range(0, len(pending), _READ_BATCH):
+        batch = pending[start : start + _READ_BATCH]
+        marks = ",".join("?" * len(batch))
+        rows = db.execute(f"SELECT hash, data FROM blobs WHERE hash IN ({marks})", batch)
+        found.update((bytes(h), bytes(d)) for h, d in rows)
+    return found
+
+
+@dataclass(frozen=True)
+class _Version:
+    """A text as written: its bytes, its chunks' offsets (0 to its length) and hashes."""
+
+    session_id: str
+    data: bytes
+    bounds: list[int]
+    digests: list[bytes]
+    manifest: bytes
+
+
+class BlobWriter:
+    """Writes texts as chunks, cutting each against the last version under its keys."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self._versions: OrderedDict[Hashable, _Version] = OrderedDict()
+
+    def put(
+        self,
+        session_id: str,
+        data: bytes,
+        keys: Sequence[Hashable] = (),
+        separator: bytes | None = None,
+    ) -> bytes:
+        """Store `data` as chunks of a session (inside the caller's transaction) and return
+        its manifest.
+
+        The first key with a remembered version of this session is the one `data` is cut
+        against; the new version is remembered under every key.
+        """
+        previous = next(
+            (v for v in (self._versions.get(k) for k in keys)
+             if v is not None and v.session_id == session_id),
+            None,
+        )
+        if previous is not None and previous.data == data:
+            version = previous
+        else:
+            version = self._cut(session_id, data, previous, separator)
+        for key in keys:
+            self._versions[key] = version
+            self._versions.move_to_end(key)
+        while len(self._versions) > _REMEMBERED:
+            self._versions.popitem(last=False)
+        return version.manifest
+
+    def forget(self) -> None:
+        """Drop every remembered version (after a rollback, or a deletion)."""
+        self._versions.clear()
+
+    def _cut(
+        self, session_id: str, data: bytes, previous: _Version | None, separator: bytes | None
+    ) -> _Version:
+        if previous is None:
+            runs = [Run(fresh=tuple(split_chunks(data, separator)))]
+            old_digests: list[bytes] = []
+            old_bounds: list[int] = [0]
+        else:
+            runs = rechunk(data, previous.data, previous.bounds, separator)
+            old_digests, old_bounds = previous.digests, previous.bounds
+        digest = Hasher(session_id)
+        fresh: list[tuple[bytes, str, bytes]] = []
+        digests: list[bytes] = []
+        lengths: list[int] = []
+        for first, stop, chunks in runs:
+            if chunks:
+                new = [(digest(c), session_id, c) for c in chunks]
+                fresh.extend(new)
+                digests.extend(d for d, _, _ in new)
+                lengths.extend(map(len, chunks))
+            else:
+                digests.extend(old_digests[first:stop])
+                ends, starts = old_bounds[first + 1 : stop + 1], old_bounds[first:stop]
+                lengths.extend(map(int.__sub__, ends, starts))
+        if fresh:
+            self._db.executemany(_INSERT, fresh)
+        bounds = list(accumulate(lengths, initial=0))
+        return _Version(session_id, data, bounds, digests, b"".join(digests))

@@ -1,0 +1,58 @@
+"""How the store turns what it keeps into UTF-8 JSON bytes, and stored rows back into records.
+
+A state may arrive as a dict or already encoded (a protocol's own fast dump); a request
+body loses its credential-looking fields; prompt layers become a JSON list. Every text is
+made storable (a lone surrogate becomes U+FFFD) before it is cut into chunks.
+Must not touch the database: store/database.py reads the rows and the texts.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.store.records import CallRecord
+from roundtable_desktop.store.redaction import (
+    storable_json_bytes,
+    storable_text,
+    without_secret_fields,
+)
+
+
+def state_bytes(state: dict[str, Any] | str | bytes) -> bytes:
+    """A state as UTF-8 JSON. Given as bytes, it is taken to be that already (a pydantic
+    `to_json` dump), which saves decoding and encoding a large state twice a turn."""
+    if isinstance(state, bytes):
+        return state
+    if not isinstance(state, str):
+        return storable_json_bytes(state)
+    try:
+        return state.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: keep the rest of the text
+        return storable_text(state).encode("utf-8")
+
+
+def request_bytes(request: dict[str, Any]) -> bytes:
+    return storable_json_bytes(without_secret_fields(request))
+
+
+def layers_bytes(layers: Sequence[LayerText]) -> bytes:
+    """The layers as a JSON list; no layers, no text at all."""
+    if not layers:
+        return b""
+    return storable_json_bytes([layer.model_dump(mode="json") for layer in layers])
+
+
+def call_record(row: sqlite3.Row, request: str, layers: str) -> CallRecord:
+    """A calls row with its request body and layers read back from their chunks."""
+    data = dict(row)
+    del data["request_manifest"], data["layers_manifest"]
+    data["request"] = json.loads(request)
+    data["layers"] = json.loads(layers) if layers else []
+    data["response_text"] = data["response_text"] or ""
+    if data["usage_estimated"] is not None:
+        data["usage_estimated"] = bool(data["usage_estimated"])
+    return CallRecord(**data)
