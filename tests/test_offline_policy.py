@@ -76,6 +76,6 @@ def test_administrator_finalizes_a_balanced_list_in_round_three(meeting):
 
 
 def test_a_payload_that_is_not_a_context_window_gets_a_pass():
-    request = ChatRequest(model="offline", messages=[
+    request = ChatRequest(model="offline", kind="roundtable", messages=[
         ChatMessage(role="user", content='<main data-kind="roundtable"><unclosed>')])
     assert OfflineClient(delay_s=0).reply_for(request) == "CALL: passTurn()"

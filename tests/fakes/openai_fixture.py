@@ -37,6 +37,11 @@ class FakeOpenAI(PeerHandle):
         response.raise_for_status()
         return response.json()["outcome"]
 
+    def stats(self) -> dict[str, int]:
+        """{"in_flight", "max_in_flight", "count"} of chat requests since the last reset."""
+        response = self._control.get("/_stats")
+        response.raise_for_status()
+        return response.json()
 
 
 def start_fake_openai() -> tuple[subprocess.Popen[str], FakeOpenAI]:

@@ -9,10 +9,17 @@ tests set through a control API:
     POST /_script    JSON list of replies, consumed in order (replaces the current script)
     GET  /_requests  every chat request so far: path, body, masked Authorization, outcome
     GET  /_outcome?index=N&timeout=S   waits until request N finished streaming
-    POST /_reset     empty the script and the request log
+    GET  /_stats     {"in_flight": n, "max_in_flight": m, "count": k}: chat requests being
+                     answered now, the most at once, and how many came
+    POST /_reset     empty the script, the request log and the stats
     GET  /_health    "ok"
 
-Reply kinds (every reply may carry `"repeat": N` to serve it N times):
+Requests are answered on their own threads, so many can stream at once.
+
+Every reply may carry `"repeat": N` to serve it N times, `"latency_s": S` to wait S
+seconds before the first byte, and `"reject_response_format": true` to answer a request
+that carries `response_format` with HTTP 400 "response_format is not supported" instead
+(a request without it gets the reply). Reply kinds:
     ok                text, chunk_size (chars, default 4), delay_s (between chunks),
                       usage (bool), finish_reason, reasoning (sent as reasoning_content),
                       tokens + tokens_per_s (generated text, paced: for latency benches)
@@ -24,7 +31,11 @@ Reply kinds (every reply may carry `"repeat": N` to serve it N times):
     error_in_stream   text, then `{"error": {...}}` (style "vllm": `{"object": "error"}`)
     keepalive_trickle `: keep-alive` comments every interval_s, count times, then ok
     disconnect        close the connection without any response
-    json              a non-streamed chat.completion JSON body
+    json              a non-streamed chat.completion JSON body (tool_calls as below)
+    tool_calls        optional text, then `tool_calls` deltas: tool_calls is a list of
+                      {id, name, arguments}; each call's arguments are split into pieces of
+                      piece_size chars (default 5) over separate chunks, split_name=true
+                      sends the name in two pieces; finish_reason "tool_calls"
 With an empty script the server answers `ok` with "CALL: passTurn()". Must not import
 the application: it stands in for a remote peer.
 """
@@ -54,6 +65,9 @@ class ServerState:
         self.lock = threading.Condition()
         self.script: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.count = 0
 
     def next_reply(self) -> dict[str, Any]:
         with self.lock:
@@ -76,6 +90,30 @@ class ServerState:
         with self.lock:
             entry["outcome"] = outcome
             self.lock.notify_all()
+
+    def started(self) -> None:
+        with self.lock:
+            self.in_flight += 1
+            self.count += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def ended(self) -> None:
+        with self.lock:
+            self.in_flight -= 1
+
+    def stats(self) -> dict[str, int]:
+        with self.lock:
+            return {"in_flight": self.in_flight, "max_in_flight": self.max_in_flight,
+                    "count": self.count}
+
+    def reset(self) -> None:
+        with self.lock:
+            self.script = []
+            self.requests = []
+            # Requests of an earlier test may still be streaming: they stay counted in
+            # `in_flight` (and end normally), but the peak starts again from them.
+            self.max_in_flight = self.in_flight
+            self.count = 0
 
 
 class ClientGone(Exception):
@@ -100,6 +138,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._send_json(200, list(state.requests))
         elif url.path == "/_outcome":
             self._wait_outcome(urllib.parse.parse_qs(url.query))
+        elif url.path == "/_stats":
+            self._send_json(200, state.stats())
         else:
             self._send_json(404, {"error": {"message": f"no route {url.path}"}})
 
@@ -112,9 +152,7 @@ class Handler(BaseHTTPRequestHandler):
                 state.script = list(json.loads(raw or b"[]"))
             self._send_json(200, {"queued": len(state.script)})
         elif url.path == "/_reset":
-            with state.lock:
-                state.script = []
-                state.requests = []
+            state.reset()
             self._send_json(200, {"reset": True})
         elif url.path.endswith("/chat/completions"):
             self._chat(url.path, raw)
@@ -140,6 +178,22 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- chat -----------------------------------------------------------------------------
     def _chat(self, path: str, raw: bytes) -> None:
+        self.server.state.started()
+        self._counted = True
+        try:
+            self._chat_counted(path, raw)
+        finally:
+            self._leave()
+
+    def _leave(self) -> None:
+        """Stop counting this request as in flight: called just before the bytes that let
+        the client finish (`[DONE]`, the end of the body), so a client that sends its next
+        request the moment one ends is never seen with one too many in flight."""
+        if getattr(self, "_counted", False):
+            self._counted = False
+            self.server.state.ended()
+
+    def _chat_counted(self, path: str, raw: bytes) -> None:
         state = self.server.state
         try:
             body = json.loads(raw)
@@ -154,7 +208,14 @@ class Handler(BaseHTTPRequestHandler):
             }
         )
         reply = state.next_reply()
+        if reply.get("reject_response_format") and isinstance(body, dict) and body.get(
+            "response_format"
+        ) is not None:
+            reply = {"kind": "status", "status": 400, "latency_s": reply.get("latency_s", 0),
+                     "body": {"error": {"message": "response_format is not supported by "
+                                                   "this model", "type": "invalid_request"}}}
         try:
+            time.sleep(float(reply.get("latency_s", 0) or 0))
             outcome = self._serve(reply, body)
         except (ClientGone, ConnectionError, OSError):
             outcome = "client_disconnected"
@@ -180,6 +241,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._stream_ok(reply, body)
         if kind == "ok":
             return self._stream_ok(reply, body)
+        if kind == "tool_calls":
+            return self._stream_tool_calls(reply, body)
         self._send_text(reply.get("text", ""), reply, body)
         if kind == "drop":
             if reply.get("graceful"):
@@ -204,11 +267,19 @@ class Handler(BaseHTTPRequestHandler):
         body = reply.get("body", {"error": {"message": f"Scripted status {status}."}})
         data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
         kind = "text/plain" if isinstance(body, str) else "application/json"
+        self._leave()
         send_body(self, status, data, kind, reply.get("headers", {}))
         return "completed"
 
     def _serve_json_completion(self, reply: dict[str, Any], body: dict[str, Any]) -> str:
         text = reply.get("text", DEFAULT_TEXT)
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if reply.get("tool_calls"):
+            message["tool_calls"] = [
+                {"id": c.get("id", f"call_{i}"), "type": "function",
+                 "function": {"name": c["name"], "arguments": c.get("arguments", "")}}
+                for i, c in enumerate(reply["tool_calls"])
+            ]
         document = {
             "id": "fake-1",
             "object": "chat.completion",
@@ -216,12 +287,13 @@ class Handler(BaseHTTPRequestHandler):
             "choices": [
                 {
                     "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "tool_calls" if reply.get("tool_calls") else "stop",
+                    "message": message,
                 }
             ],
             "usage": _usage(body, text),
         }
+        self._leave()
         self._send_json(200, document)
         return "completed"
 
@@ -234,6 +306,32 @@ class Handler(BaseHTTPRequestHandler):
             tokens = len(_split_tokens(text)) if "tokens" in reply else None
             usage = _usage(body, text, tokens)
             self._event({**_chunk_doc(body, None), "choices": [], "usage": usage})
+        self._chunk(b"data: [DONE]\n\n")
+        self._end_chunks()
+        return "completed"
+
+    def _stream_tool_calls(self, reply: dict[str, Any], body: dict[str, Any]) -> str:
+        """Text (if any), then each call as OpenAI streams it: the first delta carries
+        index, id, type and name, the next ones only argument pieces."""
+        self._send_text(str(reply.get("text", "")), reply, body)
+        size = max(1, int(reply.get("piece_size", 5)))
+        for index, call in enumerate(reply.get("tool_calls", [])):
+            name = str(call["name"])
+            names = [name[: len(name) // 2], name[len(name) // 2 :]] if reply.get(
+                "split_name") else [name]
+            for n, piece in enumerate(names):
+                head: dict[str, Any] = {"index": index, "function": {"name": piece}}
+                if n == 0:
+                    head.update(id=call.get("id", f"call_{index}"), type="function")
+                    head["function"]["arguments"] = ""
+                self._event(_chunk_doc(body, {"tool_calls": [head]}))
+            arguments = str(call.get("arguments", ""))
+            for i in range(0, len(arguments), size):
+                piece = {"index": index, "function": {"arguments": arguments[i : i + size]}}
+                self._event(_chunk_doc(body, {"tool_calls": [piece]}))
+        self._event(_chunk_doc(body, {}, finish_reason="tool_calls"))
+        if reply.get("usage", True):
+            self._event({**_chunk_doc(body, None), "choices": [], "usage": _usage(body, "")})
         self._chunk(b"data: [DONE]\n\n")
         self._end_chunks()
         return "completed"
@@ -268,6 +366,8 @@ class Handler(BaseHTTPRequestHandler):
         self._chunk(b"data: " + json.dumps(document).encode() + b"\n\n")
 
     def _chunk(self, data: bytes) -> None:
+        if data.startswith(b"data: [DONE]"):
+            self._leave()
         try:
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             self.wfile.flush()
@@ -275,6 +375,7 @@ class Handler(BaseHTTPRequestHandler):
             raise ClientGone() from exc
 
     def _end_chunks(self) -> None:
+        self._leave()
         try:
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
@@ -286,6 +387,8 @@ class Handler(BaseHTTPRequestHandler):
 
 
 class FakeServer(LoopbackServer):
+    request_queue_size = 64  # concurrency tests open many connections at once
+
     def __init__(self, port: int) -> None:
         super().__init__(port, Handler, ServerState())
 

@@ -1,29 +1,9 @@
-"""Token estimates: a real tokenizer when one is installed, else about 4 characters a token.
-
-Must not do I/O beyond trying the optional tokenizer import once.
+"""Token estimates for context budgets: re-exports the one estimator in domain/tokens.py
+so callers of `context.tokens` keep working. Must not define a second estimator.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache
+from roundtable_desktop.domain.tokens import counter_name, estimate_prompt_tokens, estimate_tokens
 
-
-@lru_cache(maxsize=1)
-def _counter() -> tuple[str, Callable[[str], int]]:
-    try:
-        import tiktoken  # optional; not a dependency
-
-        enc = tiktoken.get_encoding("o200k_base")
-        return "tiktoken", lambda text: len(enc.encode(text, disallowed_special=()))
-    except Exception:
-        return "estimate", lambda text: (len(text) + 3) // 4
-
-
-def estimate_tokens(text: str) -> int:
-    return _counter()[1](text)
-
-
-def counter_name() -> str:
-    """'tiktoken' when counted with a real tokenizer, 'estimate' otherwise."""
-    return _counter()[0]
+__all__ = ["counter_name", "estimate_prompt_tokens", "estimate_tokens"]

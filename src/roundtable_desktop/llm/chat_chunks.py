@@ -1,7 +1,10 @@
-"""Reading OpenAI-compatible chat responses: stream chunks, usage, and error bodies.
+"""Reading OpenAI-compatible chat responses: stream chunks, tool calls, usage, and error
+bodies.
 
-Pure functions over decoded JSON; the client (openai_compat.py) does the I/O. Server
-text is cut to MAX_SERVER_MESSAGE_CHARS before it reaches a message. Must not do I/O.
+Pure functions over decoded JSON; the client (openai_compat.py) does the I/O. Streamed
+`tool_calls` deltas are assembled by their `index` (id and name arrive once, arguments in
+pieces). Server text is cut to MAX_SERVER_MESSAGE_CHARS before it reaches a message.
+Must not do I/O.
 """
 
 from __future__ import annotations
@@ -9,10 +12,76 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from roundtable_desktop.domain.calls import Usage
-from roundtable_desktop.llm.client import Delta, StreamItem
+from roundtable_desktop.domain.calls import ToolCallRequest, Usage
+from roundtable_desktop.domain.tokens import estimate_prompt_tokens, estimate_tokens
+from roundtable_desktop.llm.client import Delta, Finish, StreamItem
 
 MAX_SERVER_MESSAGE_CHARS = 300
+
+
+@dataclass
+class _ToolCallParts:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class ToolCallAssembler:
+    """Joins streamed `tool_calls` deltas into whole calls, in the order of their index."""
+
+    def __init__(self) -> None:
+        self._calls: dict[int, _ToolCallParts] = {}
+        self._last: int | None = None
+
+    def add(self, deltas: object) -> None:
+        if not isinstance(deltas, list):
+            return
+        for delta in deltas:
+            if isinstance(delta, dict):
+                self._add_one(delta)
+
+    def _add_one(self, delta: dict) -> None:
+        index = delta.get("index")
+        call_id = delta.get("id") if isinstance(delta.get("id"), str) else ""
+        if not isinstance(index, int):
+            # Some servers omit the index: a new id starts a call, anything else continues
+            # the last one.
+            known = next((i for i, c in self._calls.items() if call_id and c.id == call_id), None)
+            if known is not None:
+                index = known
+            elif call_id or self._last is None:
+                index = len(self._calls)
+            else:
+                index = self._last
+        parts = self._calls.setdefault(index, _ToolCallParts())
+        self._last = index
+        if call_id and not parts.id:
+            parts.id = call_id
+        function = delta.get("function")
+        if not isinstance(function, dict):
+            return
+        name = function.get("name")
+        # Names come whole in the first delta; a server that repeats it must not double it.
+        if isinstance(name, str) and name and name != parts.name:
+            parts.name += name
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            parts.arguments.append(arguments)
+        elif isinstance(arguments, dict):  # a server that sends the arguments decoded
+            parts.arguments.append(json.dumps(arguments, ensure_ascii=False))
+
+    def add_whole(self, calls: object) -> None:
+        """The `tool_calls` of a whole (non-streamed) message: each one complete."""
+        if isinstance(calls, list):
+            self.add([{**c, "index": i} for i, c in enumerate(calls) if isinstance(c, dict)])
+
+    def calls(self) -> tuple[ToolCallRequest, ...]:
+        return tuple(
+            ToolCallRequest(id=parts.id or f"call_{index}", name=parts.name,
+                            arguments="".join(parts.arguments))
+            for index, parts in sorted(self._calls.items())
+            if parts.name
+        )
 
 
 @dataclass
@@ -23,6 +92,7 @@ class Progress:
     usage: Usage | None = None
     finish_reason: str | None = None
     done: bool = False
+    tools: ToolCallAssembler = field(default_factory=ToolCallAssembler)
 
     @property
     def text(self) -> str:
@@ -55,11 +125,33 @@ def chunk_items(chunk: dict, progress: Progress) -> list[StreamItem]:
             if isinstance(content, str) and content:
                 progress.parts.append(content)
                 items.append(Delta(content))
+            if isinstance(delta, dict) and delta.get("tool_calls"):
+                progress.tools.add(delta["tool_calls"])
             if choice.get("finish_reason"):
                 progress.finish_reason = str(choice["finish_reason"])
     usage = usage_of(chunk)
     if usage is not None:
         progress.usage = usage
+    return items
+
+
+def completion_items(document: dict, progress: Progress) -> list[StreamItem]:
+    """The items of one whole `chat.completion` (a server that ignored `stream: true`)."""
+    items: list[StreamItem] = []
+    choices = document.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices else {}
+    message = choice.get("message") if isinstance(choice, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str) and content:
+        progress.parts.append(content)
+        items.append(Delta(content))
+    if isinstance(message, dict):
+        progress.tools.add_whole(message.get("tool_calls"))
+    progress.finish_reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+    progress.usage = usage_of(document)
+    progress.done = True
+    if progress.usage is not None:
+        items.append(Finish(progress.usage, progress.finish_reason, progress.tools.calls()))
     return items
 
 
@@ -102,10 +194,11 @@ def truncate(text: str) -> str:
 
 
 def estimate_usage(body: dict, reply: str) -> Usage:
-    """About four characters per token when the server reported no usage."""
-    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+    """The shared token estimate, marked as such, when the server reported no usage."""
     return Usage(
-        prompt_tokens=(prompt_chars + 3) // 4,
-        completion_tokens=(len(reply) + 3) // 4,
+        prompt_tokens=estimate_prompt_tokens(
+            str(m.get("content") or "") for m in body.get("messages", []) if isinstance(m, dict)
+        ),
+        completion_tokens=estimate_tokens(reply),
         estimated=True,
     )

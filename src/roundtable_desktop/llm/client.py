@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from roundtable_desktop.domain.calls import ChatRequest, Usage
+from roundtable_desktop.domain.calls import ChatRequest, ToolCallRequest, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,7 @@ class Finish:
 
     usage: Usage
     finish_reason: str | None = None
+    tool_calls: tuple[ToolCallRequest, ...] = ()
 
 
 StreamItem = Delta | Finish
@@ -46,6 +47,11 @@ class ChatClient(ABC):
     def estimate_cost(self, model: str, usage: Usage) -> float | None:
         """Cost in USD for this usage, or None when the model has no price."""
         return None
+
+    def adapt(self, request: ChatRequest) -> ChatRequest:
+        """The request as this client will send it (e.g. without a `response_format` the
+        endpoint refused). The protocol records what this returns: shown is sent."""
+        return request
 
     def prepare(self) -> None:  # noqa: B027 - optional hook, not abstract
         """Do one-time set-up now (at start-up) rather than inside the first call."""

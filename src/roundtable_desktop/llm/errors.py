@@ -6,7 +6,8 @@
     ├── CallTimeout               connect/read timeout or the per-call deadline passed
     ├── HTTPStatusError           the server answered with an error status
     │   ├── AuthError             401 / 403: the key is missing or wrong
-    │   └── RateLimited           429: `retry_after` seconds, when the server said
+    │   ├── RateLimited           429: `retry_after` seconds, when the server said
+    │   └── ResponseFormatRefused 400: the provider has no JSON mode (`response_format`)
     └── StreamError               the stream broke: an error object inside it, a malformed
                                   chunk, or it ended without [DONE] / finish_reason
 
@@ -67,3 +68,10 @@ class RateLimited(HTTPStatusError):
 
 class StreamError(LLMError):
     hint = "The reply broke off; whatever arrived is kept. Try the call again."
+
+
+class ResponseFormatRefused(HTTPStatusError):
+    """The provider does not accept `response_format`; the client remembers the endpoint
+    and `adapt()` moves the JSON instruction into the prompt instead."""
+
+    hint = "This model has no JSON mode; the call is sent again with the instruction in the prompt."

@@ -1,9 +1,18 @@
-"""The offline model: deterministic, seeded policies that read the payload they are given.
+"""The offline model: deterministic, seeded policies that read the request they are given.
 
 It is the default when no key is set, how the app demos with no network, and how most
-tests run. It sees exactly the messages a real model would get, picks a policy by the
-session kind the payload declares, and streams the reply token by token with a small
-delay so streaming is visible. Must not read application state: only the request.
+tests run. It sees exactly the messages a real model would get and picks a policy by the
+request's `kind` and `purpose` (never by markers in the text):
+
+    1. the policy registered for (kind, purpose)
+    2. else the one for (kind, "*")
+    3. else, when the request has a `response_schema` (or asks for JSON), a valid JSON
+       instance of it, seeded by the input (llm/offline_json.py)
+    4. else a short fallback sentence.
+
+A policy returns the reply text, or an `OfflineReply` with tool calls too; the client
+streams the text token by token with a small delay so streaming is visible, and ends with
+the tool calls. Must not read application state: only the request.
 """
 
 from __future__ import annotations
@@ -11,27 +20,69 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 
-from roundtable_desktop.domain.calls import ChatRequest, Usage
+from roundtable_desktop.domain.calls import ChatRequest, ToolCallRequest, Usage
+from roundtable_desktop.domain.tokens import estimate_prompt_tokens
 from roundtable_desktop.llm.client import ChatClient, Delta, Finish, StreamItem
-from roundtable_desktop.llm.offline_roundtable import roundtable_reply
+from roundtable_desktop.llm.offline_json import json_reply
 
-Policy = Callable[[ChatRequest, int], str]
-
-_KIND = re.compile(r'data-kind="([a-z_]+)"')
 _TOKEN = re.compile(r"\s*\S+|\s+")
 OFFLINE_MODEL = "offline"
+ANY_PURPOSE = "*"
+FALLBACK_TEXT = "I am the offline model. I have no policy for this request, so I pass."
 
 
-def _fallback_reply(request: ChatRequest, seed: int) -> str:
-    return "I am the offline model. I have no policy for this request, so I pass."
+@dataclass(frozen=True, slots=True)
+class OfflineReply:
+    """What a policy answers: text, and the tool calls the model makes (if any)."""
+
+    text: str = ""
+    tool_calls: tuple[ToolCallRequest, ...] = ()
 
 
-POLICIES: dict[str, Policy] = {"roundtable": roundtable_reply}
+Policy = Callable[[ChatRequest, int], str | OfflineReply]
 
 
-def _count(text: str) -> int:
-    return max(1, (len(text) + 3) // 4) if text else 0
+class OfflinePolicies:
+    """Policies by (kind, purpose); purpose "*" answers every purpose of a kind."""
+
+    def __init__(self) -> None:
+        self._policies: dict[tuple[str, str], Policy] = {}
+
+    def register(self, kind: str, purpose: str, policy: Policy) -> None:
+        """Answer requests of `kind` made for `purpose` with `policy` (last one wins)."""
+        self._policies[(kind, purpose)] = policy
+
+    def unregister(self, kind: str, purpose: str) -> None:
+        self._policies.pop((kind, purpose), None)
+
+    def find(self, kind: str, purpose: str) -> Policy | None:
+        found = self._policies.get((kind, purpose))
+        return found if found is not None else self._policies.get((kind, ANY_PURPOSE))
+
+
+# The registry every OfflineClient uses unless given its own. Kinds add theirs through
+# `register_offline_policy` (the kind registry does, for each kind it registers).
+DEFAULT_POLICIES = OfflinePolicies()
+
+
+def register_offline_policy(kind: str, purpose: str, policy: Policy) -> None:
+    """Answer requests of `kind` made for `purpose` with `policy` (last one wins)."""
+    DEFAULT_POLICIES.register(kind, purpose, policy)
+
+
+
+def offline_reply(request: ChatRequest, seed: int,
+                  policies: OfflinePolicies = DEFAULT_POLICIES) -> OfflineReply:
+    """The offline model's whole answer to `request`."""
+    policy = policies.find(request.kind, request.purpose)
+    if policy is not None:
+        answer = policy(request, seed)
+        return answer if isinstance(answer, OfflineReply) else OfflineReply(text=answer)
+    if request.response_schema is not None or request.response_format is not None:
+        return OfflineReply(text=json_reply(request, seed))
+    return OfflineReply(text=FALLBACK_TEXT)
 
 
 class OfflineClient(ChatClient):
@@ -41,26 +92,35 @@ class OfflineClient(ChatClient):
     endpoint = "offline://local"
     offline = True
 
-    def __init__(self, *, delay_s: float = 0.01, seed: int = 0) -> None:
+    def __init__(self, *, delay_s: float = 0.01, seed: int = 0,
+                 policies: OfflinePolicies | None = None) -> None:
         self.delay_s = delay_s
         self.seed = seed
+        self.policies = DEFAULT_POLICIES if policies is None else policies
+
+    def reply(self, request: ChatRequest) -> OfflineReply:
+        return offline_reply(request, self.seed, self.policies)
 
     def reply_for(self, request: ChatRequest) -> str:
-        match = _KIND.search(request.user_text()[:2000])
-        policy = POLICIES.get(match.group(1) if match else "", _fallback_reply)
-        return policy(request, self.seed)
+        """The reply text alone."""
+        return self.reply(request).text
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
-        text = self.reply_for(request)
-        pieces = _TOKEN.findall(text)
+        answer = self.reply(request)
+        pieces = _TOKEN.findall(answer.text)
         for piece in pieces:
             if self.delay_s:
                 await asyncio.sleep(self.delay_s)
             else:
                 await asyncio.sleep(0)  # stay cancellable, like a real stream
             yield Delta(piece)
-        prompt = sum(_count(m.content) for m in request.messages)
-        yield Finish(Usage(prompt_tokens=prompt, completion_tokens=len(pieces)), "stop")
+        usage = Usage(
+            prompt_tokens=estimate_prompt_tokens(m.content for m in request.messages),
+            completion_tokens=len(pieces) + estimate_prompt_tokens(
+                call.arguments for call in answer.tool_calls),
+        )
+        finish_reason = "tool_calls" if answer.tool_calls else "stop"
+        yield Finish(usage, finish_reason, answer.tool_calls)
 
     def estimate_cost(self, model: str, usage: Usage) -> float | None:
         return 0.0

@@ -2,7 +2,10 @@
 llama.cpp, Ollama, LM Studio, vLLM), streaming over SSE with httpx.
 
 It POSTs `ChatRequest.to_body()` unchanged (shown is sent), yields the reply text as it
-arrives and ends with the usage the server reported (or an estimate, marked as such).
+arrives and ends with the usage the server reported (or an estimate, marked as such) and
+the tool calls assembled from streamed `tool_calls` deltas. A provider that refuses
+`response_format` raises `ResponseFormatRefused` and is remembered: `adapt()` then moves
+the JSON instruction into the system prompt (llm/response_format.py).
 Failures become the `LLMError` subclasses of llm/errors.py. Retries follow llm/retry.py
 and happen only while no reply text has reached the caller: a stream that has shown
 text is never re-sent silently. Every await runs under an overall per-call deadline, so
@@ -30,12 +33,12 @@ from roundtable_desktop.domain.calls import ChatRequest, Usage
 from roundtable_desktop.llm.chat_chunks import (
     Progress,
     chunk_items,
+    completion_items,
     estimate_usage,
     server_message,
     stream_error_message,
-    usage_of,
 )
-from roundtable_desktop.llm.client import ChatClient, Delta, Finish, StreamItem
+from roundtable_desktop.llm.client import ChatClient, Finish, StreamItem
 from roundtable_desktop.llm.errors import (
     AuthError,
     CallTimeout,
@@ -43,10 +46,17 @@ from roundtable_desktop.llm.errors import (
     HTTPStatusError,
     LLMError,
     RateLimited,
+    ResponseFormatRefused,
     StreamError,
     TransportError,
 )
 from roundtable_desktop.llm.pricing import PriceTable, load_prices
+from roundtable_desktop.llm.response_format import (
+    REFUSALS,
+    FormatRefusals,
+    is_format_refusal,
+    prompt_instead,
+)
 from roundtable_desktop.llm.retry import (
     MAX_RETRY_AFTER_S,
     RetryPolicy,
@@ -92,6 +102,7 @@ class OpenAICompatClient(ChatClient):
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         prices: PriceTable | None = None,
+        refusals: FormatRefusals | None = None,
     ) -> None:
         self.base_url = base_url.strip().rstrip("/")
         self.endpoint = f"{self.base_url}/chat/completions"
@@ -102,6 +113,7 @@ class OpenAICompatClient(ChatClient):
         self.retry = RetryPolicy(max_retries=max_retries, sleep=sleep)
         self._transport = transport
         self._prices = prices
+        self._refusals = REFUSALS if refusals is None else refusals
         self._http: httpx.AsyncClient | None = None
 
     def __repr__(self) -> str:
@@ -120,6 +132,15 @@ class OpenAICompatClient(ChatClient):
         return self.__api_key is not None
 
     # -- public API -------------------------------------------------------------------
+    def adapt(self, request: ChatRequest) -> ChatRequest:
+        """Without `response_format`, the JSON instruction in the prompt instead, when this
+        endpoint refused it for this model before; else the request unchanged."""
+        if request.response_format is not None and self._refusals.refused(
+            self.endpoint, request.model
+        ):
+            return prompt_instead(request)
+        return request
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
         """Yield `Delta`s then one `Finish`; raise an `LLMError` on failure."""
         self._check_config()
@@ -148,7 +169,8 @@ class OpenAICompatClient(ChatClient):
                 await self._under_deadline(self.retry.wait(delay), deadline_at, "")
                 continue
             if progress.usage is None:
-                yield Finish(estimate_usage(body, progress.text), progress.finish_reason)
+                yield Finish(estimate_usage(body, progress.text), progress.finish_reason,
+                             progress.tools.calls())
             return
 
     def estimate_cost(self, model: str, usage: Usage) -> float | None:
@@ -177,7 +199,7 @@ class OpenAICompatClient(ChatClient):
             raise _Retryable(TransportError(self._transport_message(exc))) from None
         try:
             if not 200 <= response.status_code < 300:
-                await self._raise_for_status(response, deadline_at)
+                await self._raise_for_status(response, deadline_at, body)
             content_type = response.headers.get("content-type", "")
             if content_type.startswith("text/html"):
                 # A captive portal or a proxy login page, not a model server.
@@ -212,7 +234,7 @@ class OpenAICompatClient(ChatClient):
                 partial=progress.text,
             )
         if progress.usage is not None:
-            yield Finish(progress.usage, progress.finish_reason)
+            yield Finish(progress.usage, progress.finish_reason, progress.tools.calls())
 
     async def _next_line(
         self, lines: AsyncIterator[str], deadline_at: float, progress: Progress
@@ -278,21 +300,13 @@ class OpenAICompatClient(ChatClient):
         error = stream_error_message(document, None)
         if error is not None:
             raise StreamError(f"{self.host} reported an error: {self._scrub(error)}")
-        choices = document.get("choices")
-        choice = choices[0] if isinstance(choices, list) and choices else {}
-        message = choice.get("message") if isinstance(choice, dict) else None
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, str) and content:
-            progress.parts.append(content)
-            yield Delta(content)
-        progress.finish_reason = choice.get("finish_reason") if isinstance(choice, dict) else None
-        progress.usage = usage_of(document)
-        progress.done = True
-        if progress.usage is not None:
-            yield Finish(progress.usage, progress.finish_reason)
+        for item in completion_items(document, progress):
+            yield item
 
     # -- errors -------------------------------------------------------------------------
-    async def _raise_for_status(self, response: httpx.Response, deadline_at: float) -> None:
+    async def _raise_for_status(
+        self, response: httpx.Response, deadline_at: float, body: dict
+    ) -> None:
         status = response.status_code
         try:
             raw = await self._read_capped(response, deadline_at, limit=MAX_ERROR_BODY_BYTES)
@@ -307,6 +321,9 @@ class OpenAICompatClient(ChatClient):
             message += "."
         if status in (401, 403):
             raise AuthError(message, status=status)
+        if is_format_refusal(status, detail, body):
+            self._refusals.remember(self.endpoint, str(body.get("model", "")))
+            raise ResponseFormatRefused(message, status=status)
         retryable = is_retryable_status(status)
         if retryable and retry_after_too_long(retry_after):
             message += (
