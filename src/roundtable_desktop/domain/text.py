@@ -1,0 +1,59 @@
+"""The one sanitizer for untrusted text: lone surrogates, XML-illegal characters and bidi
+controls, each handled in exactly one place.
+
+- `storable_text`: lone surrogates (a JSON "\\ud800" escape in model output) become
+  U+FFFD; nothing else changes. UTF-8 (and so SQLite and any file) accepts the result.
+- `xml_text`: also removes what XML 1.0 forbids (C0 controls but TAB/LF/CR, U+FFFE,
+  U+FFFF), which lxml refuses with ValueError.
+- `label_text`: also removes bidi controls (U+202A..U+202E, U+2066..U+2069, U+200E,
+  U+200F, U+061C), which can make a title or name display as something it is not.
+
+Lives in domain because context/ and store/ both need it and may not import each other.
+Must not cap lengths, strip whitespace or escape markup (callers decide those), and must
+not import anything outside the standard library.
+"""
+
+from __future__ import annotations
+
+import re
+
+REPLACEMENT = "\ufffd"
+
+# XML 1.0 Char: TAB, LF, CR, U+0020..U+D7FF, U+E000..U+FFFD, U+10000..U+10FFFF. Everything
+# else is illegal, including the surrogates U+D800..U+DFFF (handled apart: replaced, not
+# dropped, so a reader can see something was there).
+_XML_ILLEGAL = "[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+_BIDI = "[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]"
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+XML_ILLEGAL = re.compile(_XML_ILLEGAL)
+BIDI_CONTROL = re.compile(_BIDI)
+_LABEL_UNSAFE = re.compile(f"{_XML_ILLEGAL}|{_BIDI}")
+
+
+def _replace_or_drop(match: re.Match[str]) -> str:
+    char = match.group(0)
+    return REPLACEMENT if "\ud800" <= char <= "\udfff" else ""
+
+
+def storable_text(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD; otherwise unchanged."""
+    try:
+        text.encode("utf-8")  # C speed; the regex only runs for broken text
+    except UnicodeEncodeError:
+        return LONE_SURROGATE.sub(REPLACEMENT, text)
+    return text
+
+
+def xml_text(text: str) -> str:
+    """`text` that lxml accepts: surrogates replaced, other XML-illegal characters removed."""
+    if XML_ILLEGAL.search(text) is None:  # most text is clean: one scan, no copy
+        return text
+    return XML_ILLEGAL.sub(_replace_or_drop, text)
+
+
+def label_text(text: str) -> str:
+    """`xml_text(text)` without bidi controls: for titles, names and other short labels."""
+    if _LABEL_UNSAFE.search(text) is None:
+        return text
+    return _LABEL_UNSAFE.sub(_replace_or_drop, text)
