@@ -13,15 +13,16 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QPushButton
 
 from roundtable_desktop.context.payload import section_sizes
-from roundtable_desktop.domain.calls import ChatMessage, ChatRequest
-from roundtable_desktop.domain.events import CallStarted
+from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatMessage, ChatRequest
+from roundtable_desktop.domain.events import CallFinished, CallStarted
 from roundtable_desktop.domain.meeting import TranscriptKind
+from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.protocols.roundtable_edit import announce_actor_edit, update_actor
 from roundtable_desktop.tools.parser import parse_reply
 from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS
 from roundtable_desktop.ui.dialogs.call_detail_dialog import payload_sections
 from roundtable_desktop.ui.docks.actors_dock import PROMPT_MIN_LINES, ActorsDock
-from roundtable_desktop.ui.docks.calls_dock import CallsDock
+from roundtable_desktop.ui.docks.calls_dock import ALL_PURPOSES, COLUMNS, CallsDock
 from roundtable_desktop.ui.docks.candidates_dock import TITLE_SHARE, CandidatesDock
 from roundtable_desktop.ui.docks.composer_dock import ComposerDock
 from roundtable_desktop.ui.docks.polygon_dock import PENDING_GLOW, SPEAKER_COLOUR, PolygonDock
@@ -229,9 +230,10 @@ def test_calls_dock_has_one_row_per_recorded_call(qtbot, live_meeting):
     qtbot.waitUntil(lambda: dock.model.rowCount() == len(calls))
     first = calls[0]
     name = live_meeting.state.actor_by_id(first.actor_id).name
-    assert dock.model.index(0, 1).data() == name
-    assert dock.model.index(0, 7).data() == "ok"
-    assert dock.model.index(0, 3).data() == f"{first.prompt_tokens:,}"
+    assert dock.model.index(0, COLUMNS.index("Actor")).data() == name
+    assert dock.model.index(0, COLUMNS.index("Purpose")).data() == "reply"
+    assert dock.model.index(0, COLUMNS.index("Status")).data() == "ok"
+    assert dock.model.index(0, COLUMNS.index("Prompt")).data() == f"{first.prompt_tokens:,}"
 
 
 def test_calls_dock_opens_the_exact_request_on_enter(qtbot, live_meeting):
@@ -273,6 +275,127 @@ def test_call_detail_measures_sections_and_diffs_against_the_actors_previous_cal
     assert [f"  section: {s.name}" for s in expected] == [n for n in names if "section:" in n]
     assert expected and expected == section_sizes(_root(calls[row].user_text()))
     assert "@@" in dialog.diff_view.toPlainText()
+    dialog.close()
+
+
+def _record_call(meeting: LiveMeeting, call_id: str, purpose: str, content: str,
+                 layers: list[LayerText] | None = None) -> None:
+    """A call of another purpose (an observer, a planner), recorded the way a kind's
+    call_model records it: CallStarted, then CallFinished, through the session's bus."""
+    actor_id = meeting.state.actor.id
+    request = ChatRequest(model="offline", purpose=purpose, messages=[
+        ChatMessage(role="system", content="Watch the meeting."),
+        ChatMessage(role="user", content=content)])
+    meeting.session.emit(CallStarted(
+        call_id=call_id, actor_id=actor_id, model="offline", endpoint="offline",
+        request=request.to_body(), purpose=purpose, label=f"{purpose} call",
+        layers=layers or []))
+    meeting.session.emit(CallFinished(
+        call_id=call_id, actor_id=actor_id, purpose=purpose,
+        outcome=CallOutcome(status=CallStatus.OK, text="{}")))
+
+
+def _shown_purposes(dock: CallsDock) -> list[str]:
+    column = COLUMNS.index("Purpose")
+    return [dock.filter.index(r, column).data() for r in range(dock.filter.rowCount())]
+
+
+def test_calls_dock_filters_the_calls_by_purpose(qtbot, live_meeting):
+    dock = _dock(qtbot, CallsDock, live_meeting)
+    live_meeting.drive_turns(1)
+    _record_call(live_meeting, "observer-1", "observer", "first look")
+    replies = sum(c.purpose == "reply" for c in live_meeting.store.calls(
+        live_meeting.handle.session_id))
+    qtbot.waitUntil(lambda: dock.model.rowCount() == replies + 1)
+    combo = dock.purpose_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        ALL_PURPOSES, "reply", "observer"]
+
+    combo.setCurrentIndex(combo.findText("observer"))
+    assert _shown_purposes(dock) == ["observer"]
+    combo.setCurrentIndex(combo.findText("reply"))
+    assert _shown_purposes(dock) == ["reply"] * replies
+    combo.setCurrentIndex(0)
+    assert len(_shown_purposes(dock)) == replies + 1
+
+
+def test_a_filtered_row_opens_its_own_call(qtbot, live_meeting):
+    dock = _dock(qtbot, CallsDock, live_meeting)
+    live_meeting.drive_turns(1)
+    _record_call(live_meeting, "observer-1", "observer", "first look")
+    qtbot.waitUntil(lambda: "observer" in dock.model.purposes())
+    dock.show_purpose("observer")
+
+    dock.table.activated.emit(dock.filter.index(0, 0))
+
+    qtbot.waitUntil(lambda: len(dock._dialogs) == 1)
+    assert dock._dialogs[0].call.id == "observer-1"
+    dock._dialogs[0].close()
+
+
+def test_the_diff_pairs_a_call_with_the_same_actors_last_call_of_the_same_purpose(
+    qtbot, live_meeting
+):
+    dock = _dock(qtbot, CallsDock, live_meeting)
+    _record_call(live_meeting, "observer-1", "observer", "first look")
+    live_meeting.act("infer")  # a reply by the same actor in between
+    _record_call(live_meeting, "observer-2", "observer", "second look")
+    calls = live_meeting.store.calls(live_meeting.handle.session_id)
+    qtbot.waitUntil(lambda: dock.model.rowCount() == len(calls))
+    row = [c.id for c in calls].index("observer-2")
+
+    dialog = dock.open_call(row)
+
+    assert dialog is not None and dialog.previous is not None
+    assert dialog.previous.id == "observer-1"
+    diff = dialog.diff_view.toPlainText()
+    assert "-first look" in diff and "+second look" in diff
+    assert "observer" in dialog.windowTitle()
+    dialog.close()
+
+
+def test_the_first_call_of_a_purpose_has_nothing_to_diff_against(qtbot, live_meeting):
+    dock = _dock(qtbot, CallsDock, live_meeting)
+    live_meeting.act("infer")
+    _record_call(live_meeting, "observer-1", "observer", "first look")
+    calls = live_meeting.store.calls(live_meeting.handle.session_id)
+    qtbot.waitUntil(lambda: dock.model.rowCount() == len(calls))
+
+    dialog = dock.open_call([c.id for c in calls].index("observer-1"))
+
+    assert dialog is not None and dialog.previous is None
+    assert "first observer call" in dialog.diff_view.toPlainText()
+    dialog.close()
+
+
+def test_the_inspector_shows_each_layer_with_its_file_and_text(qtbot, live_meeting):
+    dock = _dock(qtbot, CallsDock, live_meeting)
+    live_meeting.act("infer")
+    sent = live_meeting.store.calls(live_meeting.handle.session_id)[0]
+    qtbot.waitUntil(lambda: dock.model.rowCount() == 1)
+
+    dialog = dock.open_call(0)
+
+    table = dialog.layers_table
+    rows = [(table.item(r, 0).text(), table.item(r, 1).text()) for r in range(table.rowCount())]
+    assert rows == [("system", "roundtable/system.md"), ("protocol", "roundtable/protocol.md")]
+    assert rows == [(layer.name, layer.source) for layer in sent.layers]
+    assert dialog.layer_view.toPlainText().endswith(sent.layers[0].text)
+    table.selectRow(1)
+    assert dialog.layer_view.toPlainText().endswith(sent.layers[1].text)
+    assert "roundtable/protocol.md" in dialog.layer_view.toPlainText()
+    dialog.close()
+
+
+def test_the_inspector_says_when_a_call_has_no_layers(qtbot, live_meeting):
+    dock = _dock(qtbot, CallsDock, live_meeting)
+    _record_call(live_meeting, "observer-1", "observer", "first look")
+    qtbot.waitUntil(lambda: dock.model.rowCount() == 1)
+
+    dialog = dock.open_call(0)
+
+    assert dialog.layers_table.rowCount() == 0
+    assert "no prompt layers" in dialog.layer_view.toPlainText()
     dialog.close()
 
 

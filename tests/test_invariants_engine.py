@@ -12,6 +12,7 @@ import socket
 from lxml import etree
 
 from roundtable_desktop.context.payload import serialize
+from roundtable_desktop.context.request_document import messages_from_document
 from roundtable_desktop.domain.catalog import Candidate
 from roundtable_desktop.domain.meeting import Note
 from roundtable_desktop.protocols.base import Action
@@ -21,11 +22,13 @@ NS = {"x": "http://www.w3.org/1999/xhtml"}
 
 
 # -- 1. Shown is sent ---------------------------------------------------------------------
-def test_user_message_is_the_shown_document_byte_for_byte(meeting, scripted):
+def test_the_shown_document_reads_back_as_the_messages_sent_byte_for_byte(meeting, scripted):
     shown = meeting.pending_payloads()[0].document
     act(meeting, "infer")
-    sent = scripted.requests[0].user_text()
-    assert sent.encode("utf-8") == shown.encode("utf-8")
+    sent = scripted.requests[0]
+    read_back = messages_from_document(shown)
+    assert read_back == sent.messages
+    assert read_back[-1].content.encode("utf-8") == sent.user_text().encode("utf-8")
 
 
 def test_same_state_serializes_to_the_same_bytes(meeting):
@@ -213,5 +216,5 @@ def test_a_huge_candidate_is_cut_visibly_not_dropped(meeting):
 
 def test_payload_round_trips_through_the_serializer(meeting):
     meeting.state.candidates.insert(0, HOSTILE)
-    doc = meeting.pending_payloads()[0].document
+    doc = meeting.pending_payloads()[0].request.user_text()
     assert serialize(etree.fromstring(doc.encode())) == doc

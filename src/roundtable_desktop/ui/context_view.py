@@ -1,11 +1,14 @@
-"""The central widget: the context window document, exactly as it is (or was) sent.
+"""The central widget: the whole request, exactly as it is (or was) sent.
 
-Live, it shows the request in flight while a call streams (CallStarted carries the body
-as sent) and otherwise the next payload (`pending_payloads()[0]`); in replay the window
-hands it the stored payload through `show_document`. The document sits unchanged inside
-a wrapper page (context_wrapper.py) on a hardened page (context_page.py). Scroll
-position, zoom and the focused candidate survive reloads. Must not change the payload
-or hold engine logic; it reads the session only through the bridge's handle.
+Live, it shows the next payload (`pending_payloads()[0].document`: every message with its
+role, the system prompt's layers marked, roundtable's context window as itself) and,
+while a call streams, that call's request: the pending document when its messages are
+the ones sent, else the sent body rendered by context/request_document.py. In replay
+the window hands it the stored payload through `show_document`. The document sits
+unchanged inside a wrapper page (context_wrapper.py) on a hardened page
+(context_page.py). Scroll position, zoom and the focused candidate survive reloads.
+Must not change the payload or hold engine logic; it reads the session only through
+the bridge's handle.
 """
 
 from __future__ import annotations
@@ -14,12 +17,16 @@ import json
 import re
 from collections.abc import Callable
 
+from pydantic import ValidationError
 from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtWebEngineCore import QWebEngineProfile, QWebEngineScript
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QWidget
 
+from roundtable_desktop.context.request_document import REQUEST_ID, render_request
+from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.domain.events import CallFinished, CallStarted
+from roundtable_desktop.protocols.base import PendingPayload
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.context_page import ContextPage, context_profile
 from roundtable_desktop.ui.context_wrapper import build_wrapper_page
@@ -31,9 +38,9 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # Zoom 1.0 of the window is this view zoom: the payload is the thing the room reads.
 VIEW_ZOOM_BASE = 1.0
 
-_READ_ELEMENT = (
-    "(function () { var e = document.getElementById('context-window');"
-    " return e ? e.outerHTML : null; })()"
+_READ_BY_ID = (
+    "(function (id) { var e = document.getElementById(id);"
+    " return e ? e.outerHTML : null; })(%s)"
 )
 _FOCUS = (
     "(function (id) { var e = document.getElementById(id); if (!e) { return false; }"
@@ -49,14 +56,9 @@ _SET_CAPTION = (
 )
 
 
-def _user_text(body: dict) -> str:
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        return ""
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user":
-            return str(message.get("content", ""))
-    return ""
+def _sends(payload: PendingPayload, body: dict) -> bool:
+    """True when `body` (a request as sent) carries exactly `payload`'s messages."""
+    return body.get("messages") == [m.to_body() for m in payload.request.messages]
 
 
 class ContextView(QWebEngineView):
@@ -83,6 +85,7 @@ class ContextView(QWebEngineView):
         self._zoom = 1.0
         self._focus_id: str | None = None
         self._inflight: str | None = None  # the document of the call streaming now
+        self._pending: list[PendingPayload] = []  # what the last refresh found
         self._inflight_caption = ""
         self._scroll = QPointF(0, 0)
         self._loaded = False
@@ -101,6 +104,10 @@ class ContextView(QWebEngineView):
     def document(self) -> str | None:
         """The payload document on screen (None before the first one)."""
         return self._document
+
+    def caption(self) -> str:
+        """The wrapper's caption over the document ("Next payload — …", "Sending now — …")."""
+        return self._caption
 
     @property
     def truncated(self) -> bool:
@@ -148,7 +155,7 @@ class ContextView(QWebEngineView):
         if self._inflight is not None:
             self.show_document(self._inflight, self._inflight_caption)
             return
-        payloads = handle.session.pending_payloads()
+        payloads = self._pending = handle.session.pending_payloads()
         if not payloads:
             self.show_document("", "")
             return
@@ -183,7 +190,13 @@ class ContextView(QWebEngineView):
 
     def read_context_element(self, callback: Callable[[str | None], None]) -> None:
         """Hand `callback` the outerHTML of the displayed context element (or None)."""
-        self._page.runJavaScript(_READ_ELEMENT, APPLICATION_WORLD, callback)
+        self._page.runJavaScript(_READ_BY_ID % json.dumps("context-window"),
+                                 APPLICATION_WORLD, callback)
+
+    def read_request_element(self, callback: Callable[[str | None], None]) -> None:
+        """Hand `callback` the outerHTML of the displayed whole request (or None)."""
+        self._page.runJavaScript(_READ_BY_ID % json.dumps(REQUEST_ID), APPLICATION_WORLD,
+                                 callback)
 
     # -- internals ------------------------------------------------------------------------
     def _reload(self) -> None:
@@ -209,6 +222,7 @@ class ContextView(QWebEngineView):
 
     def _on_bridge_session_changed(self) -> None:
         self._inflight = None
+        self._pending = []
         self._focus_id = None
         self._scroll = QPointF(0, 0)
         self.schedule_refresh()
@@ -217,16 +231,31 @@ class ContextView(QWebEngineView):
         self.schedule_refresh()
 
     def _on_bridge_call_started(self, event: CallStarted) -> None:
-        text = _user_text(event.request)
-        if text:
-            state = self._bridge.state()
-            who = ""
-            if state is not None and event.actor_id:
-                actor = state.actor_by_id(event.actor_id)
-                who = f" — Turn {state.turn}: {actor.name if actor else event.actor_id}"
-            self._inflight = text
-            self._inflight_caption = f"Sending now{who}"
+        if self._bridge.read_only:
+            return
+        document = self._document_sent(event)
+        if document:
+            who = event.label or event.actor_id or ""
+            self._inflight = document
+            self._inflight_caption = f"Sending now — {who}" if who else "Sending now"
             self.schedule_refresh()
+
+    def _document_sent(self, event: CallStarted) -> str:
+        """The document of the request `event` sends: the pending one when it carries
+        exactly these messages (it embeds the context window), else the body rendered."""
+        found = next((p for p in self._pending if _sends(p, event.request)), None)
+        handle = self._bridge.handle
+        if found is None and handle is not None:  # the state moved since the last refresh
+            fresh = handle.session.pending_payloads()
+            found = next((p for p in fresh if _sends(p, event.request)), None)
+        if found is not None and found.document:
+            return found.document
+        fields = {**event.request, "purpose": event.purpose, "kind": event.kind}
+        try:
+            request = ChatRequest.model_validate(fields)
+        except ValidationError:
+            return ""
+        return render_request(request, event.layers, label=event.label)
 
     def _on_bridge_call_finished(self, _event: CallFinished) -> None:
         self._inflight = None

@@ -1,8 +1,9 @@
 """Build the XHTML page the context view loads around the payload document.
 
-The payload (`<main id="context-window">`, exactly as sent) is embedded unchanged; the
-wrapper adds what is not sent: a CSP meta as the first element of <head>, the themed
-stylesheet, thumbnail rules and a caption. QtWebEngine caps `setContent` at 2 MiB of
+The document (the whole request, context/request_document.py: each message as sent,
+roundtable's `<main id="context-window">` among them) is embedded unchanged; the wrapper
+adds what is not sent: a CSP meta as the first element of <head>, the themed stylesheet
+(roles, layer bars), thumbnail rules and a caption. QtWebEngine caps `setContent` at 2 MiB of
 *percent-encoded* data: URL (about 1 MB of typical XHTML), so a page over the budget is
 replaced by a visible banner plus the payload's text, cut to fit: never a blank view.
 Must not alter the payload text, parse it as anything but data, or load anything.
@@ -65,7 +66,8 @@ def _variables(c: ThemeColors) -> str:
         "bg": c.background, "panel": c.panel, "text": c.text, "muted": c.muted,
         "accent": c.accent, "accent-text": c.accent_text, "border": c.border,
         "highlight": c.highlight, "code-bg": c.code_bg, "error-bg": c.error_bg,
-        "error-text": c.error_text,
+        "error-text": c.error_text, "info-bg": c.info_bg, "info-text": c.info_text,
+        "warning-bg": c.warning_bg, "warning-text": c.warning_text,
     }
     body = " ".join(f"--{k}: {v};" for k, v in pairs.items())
     return f":root {{ {body} color-scheme: {'dark' if c.name == 'dark' else 'light'}; }}"

@@ -1,5 +1,7 @@
-"""The call inspector: one model call's exact request, its response, the estimated tokens
-of each payload section, and a diff against the same actor's previous payload.
+"""The call inspector: one model call's exact request, its response, the prompt layers
+of its system message (name, source file, text), the estimated tokens of each payload
+section, and a diff against the previous payload of the same actor and purpose (the
+Calls dock picks that call).
 
 The request is the stored body, pretty-printed, read-only, with a Copy button that
 copies exactly that text. Section sizes come from parsing the user message (the
@@ -28,6 +30,7 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
@@ -35,6 +38,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -44,6 +48,7 @@ from PySide6.QtWidgets import (
 
 from roundtable_desktop.context.payload import SectionSize, section_sizes
 from roundtable_desktop.context.tokens import estimate_tokens
+from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.theme import Inks, inks, monospace_font
 
@@ -76,7 +81,8 @@ def payload_text(call: CallRecord) -> str:
 
 def payload_diff(call: CallRecord, previous: CallRecord | None) -> str:
     if previous is None:
-        return "This is the actor's first call; there is no earlier payload to compare."
+        return (f"This is the actor's first {call.purpose} call; there is no earlier "
+                "payload of that purpose to compare.")
     lines = difflib.unified_diff(
         payload_text(previous).splitlines(),
         payload_text(call).splitlines(),
@@ -124,7 +130,7 @@ class CallDetailDialog(QDialog):
         self.call = call
         self.previous = previous
         who = actor_name or call.actor_id or "no actor"
-        self.setWindowTitle(f"Call {call.seq} · {who} · {call.model}")
+        self.setWindowTitle(f"Call {call.seq} · {who} · {call.purpose} · {call.model}")
         self.setModal(False)
         self.resize(1100, 800)
 
@@ -141,6 +147,11 @@ class CallDetailDialog(QDialog):
             "responseView", call.response_text or "(no response text was recorded)", code
         )
         self.sections_table = self._sections_table()
+        self.layers_table, self.layer_view, layers_tab = self._layers_tab(code)
+        # A bound slot, not a closure holding widgets (see calls_dock.py).
+        self.layers_table.currentCellChanged.connect(self._on_layer_row_changed)
+        if call.layers:
+            self.layers_table.selectRow(0)
         self.diff_view = _code_view("diffView", payload_diff(call, previous), code)
         self._highlighter = _DiffHighlighter(self.diff_view.document(), inks(self.palette()))
 
@@ -153,6 +164,7 @@ class CallDetailDialog(QDialog):
             _with_copy(self.response_view, "Copy response", lambda: call.response_text),
             "Response",
         )
+        self.tabs.addTab(layers_tab, f"Layers ({len(call.layers)})")
         self.tabs.addTab(self.sections_table, "Tokens by section")
         diff_title = f"Diff vs call {previous.seq}" if previous else "Diff"
         self.tabs.addTab(self.diff_view, diff_title)
@@ -163,6 +175,37 @@ class CallDetailDialog(QDialog):
         layout.addWidget(self.summary_label)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(buttons)
+
+    def _layers_tab(self, code: QFont) -> tuple[QTableWidget, QPlainTextEdit, QWidget]:
+        """Each layer of the system prompt (name, file, tokens) and the chosen one's text."""
+        layers = self.call.layers
+        table = QTableWidget(len(layers), 3)
+        table.setObjectName("layersTable")
+        table.setHorizontalHeaderLabels(["Layer", "Source file", "Tokens (est.)"])
+        table.verticalHeader().setVisible(False)
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        for row, layer in enumerate(layers):
+            for col, value in enumerate(
+                    (layer.name, layer.source, f"{estimate_tokens(layer.text):,}")):
+                table.setItem(row, col, QTableWidgetItem(value))
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        empty = ("This call recorded no prompt layers (it has no layered system prompt, "
+                 "or it was recorded before layers were kept).")
+        view = _code_view("layerView", empty if not layers else _layer_text(layers[0]), code)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(table)
+        split.addWidget(view)
+        split.setStretchFactor(1, 3)
+        return table, view, split
+
+    def _on_layer_row_changed(self, row: int, _col: int, _prev_row: int, _prev_col: int) -> None:
+        if 0 <= row < len(self.call.layers):
+            self.layer_view.setPlainText(_layer_text(self.call.layers[row]))
 
     def _sections_table(self) -> QTableWidget:
         rows: list[tuple[str, str, str]] = []
@@ -199,11 +242,18 @@ class CallDetailDialog(QDialog):
         return table
 
 
+def _layer_text(layer: LayerText) -> str:
+    """The layer as sent, under a line naming it and its file."""
+    return f"── {layer.name} · {layer.source} ──\n{layer.text}"
+
+
 def _summary(call: CallRecord, who: str) -> str:
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(call.started_at))
     est = " (estimated)" if call.usage_estimated else ""
+    what = f" — {call.label}" if call.label else ""
     parts = [
-        f"Call {call.seq} by {who}, {started}",
+        f"Call {call.seq} by {who}, {started}{what}",
+        f"purpose {call.purpose}",
         f"model {call.model} at {call.endpoint}",
         f"status {call.status.value}",
         f"tokens {call.prompt_tokens or 0:,} in / {call.completion_tokens or 0:,} out{est}",

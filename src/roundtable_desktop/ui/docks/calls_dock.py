@@ -2,8 +2,10 @@
 
 Rows come from the session store (`store.calls(session_id)` when a session is shown, then
 one `store.call(id)` per CallStarted / CallFinished), so the table shows what was
-recorded, not what the UI guessed. Opening a row shows CallDetailDialog (non-modal) with
-the same actor's previous call for the diff.
+recorded, not what the UI guessed. Each row says what the call was for (its purpose:
+reply, observer, planner, repair, ...); a combo above the table shows all calls or the
+calls of one purpose. Opening a row shows CallDetailDialog (non-modal) with the previous
+call of the same actor and purpose for the diff.
 Must hold no engine logic and never write to the store.
 """
 
@@ -12,9 +14,25 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from roundtable_desktop.domain.calls import CallStatus
 from roundtable_desktop.domain.events import CallFinished, CallStarted
@@ -25,7 +43,12 @@ from roundtable_desktop.ui.dialogs.call_detail_dialog import CallDetailDialog
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
 from roundtable_desktop.ui.theme import LIGHT_INKS, Inks, inks
 
-COLUMNS = ("Time", "Actor", "Model", "Prompt", "Completion", "Latency", "Cost", "Status")
+COLUMNS = ("Time", "Actor", "Purpose", "Model", "Prompt", "Completion", "Latency", "Cost",
+           "Status")
+PURPOSE_COLUMN = COLUMNS.index("Purpose")
+STATUS_COLUMN = COLUMNS.index("Status")
+_NUMBER_COLUMNS = range(COLUMNS.index("Prompt"), COLUMNS.index("Cost") + 1)
+ALL_PURPOSES = "All purposes"
 _STATUS_INKS = {  # which ink of the theme's Inks each status is written in
     CallStatus.FAILED: "error",
     CallStatus.INTERRUPTED: "error",
@@ -65,13 +88,13 @@ class CallsTableModel(QAbstractTableModel):
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return _cell(call, col, self.names)
-        if role == Qt.ItemDataRole.TextAlignmentRole and 3 <= col <= 6:
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in _NUMBER_COLUMNS:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ForegroundRole and col == 7:
+        if role == Qt.ItemDataRole.ForegroundRole and col == STATUS_COLUMN:
             ink = _STATUS_INKS.get(call.status)
             return QColor(getattr(self.ink, ink)) if ink else None
-        if role == Qt.ItemDataRole.ToolTipRole and call.error:
-            return call.error
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return call.error or call.label or None
         return None
 
     def reset(self, records: list[CallRecord]) -> None:
@@ -92,21 +115,63 @@ class CallsTableModel(QAbstractTableModel):
         return row
 
     def previous_of(self, row: int) -> CallRecord | None:
-        """The same actor's call before this one."""
+        """The call before this one by the same actor for the same purpose: a planner
+        call compares with the last planner call, not with the reply in between."""
         call = self.records[row]
         for earlier in reversed(self.records[:row]):
-            if earlier.actor_id == call.actor_id:
+            if earlier.actor_id == call.actor_id and earlier.purpose == call.purpose:
                 return earlier
         return None
+
+    def purposes(self) -> list[str]:
+        """Every purpose in the table, in the order it first appears."""
+        return list(dict.fromkeys(call.purpose for call in self.records))
+
+
+class PurposeFilter(QSortFilterProxyModel):
+    """Rows of one purpose, or all rows when the purpose is None."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._purpose: str | None = None
+
+    @property
+    def purpose(self) -> str | None:
+        return self._purpose
+
+    def set_purpose(self, purpose: str | None) -> None:
+        if purpose == self._purpose:
+            return
+        if not hasattr(self, "endFilterChange"):  # Qt < 6.10
+            self._purpose = purpose
+            self.invalidateRowsFilter()
+            return
+        self.beginFilterChange()
+        self._purpose = purpose
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        if self._purpose is None:
+            return True
+        model = self.sourceModel()
+        assert isinstance(model, CallsTableModel)
+        return model.records[source_row].purpose == self._purpose
 
 
 class CallsDock(BridgeDock):
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__("Calls", "callsDock", bridge, parent)
         self.model = CallsTableModel(self)
+        self.filter = PurposeFilter(self)
+        self.filter.setSourceModel(self.model)
+        self.purpose_combo = QComboBox()
+        self.purpose_combo.setObjectName("callsPurposeFilter")
+        self.purpose_combo.setToolTip("Show the calls of one purpose only.")
+        self.purpose_combo.addItem(ALL_PURPOSES)
+        self.purpose_combo.currentIndexChanged.connect(self._on_purpose_combo_changed)
         self.table = QTableView()
         self.table.setObjectName("callsTable")
-        self.table.setModel(self.model)
+        self.table.setModel(self.filter)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -118,7 +183,20 @@ class CallsDock(BridgeDock):
         self.table.setToolTip("Double-click or press Enter to inspect a call.")
         # activated fires on double-click and on Enter/Return.
         self.table.activated.connect(self._on_table_activated)
-        self.setWidget(self.table)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 2)
+        label = QLabel("&Purpose:")
+        label.setBuddy(self.purpose_combo)
+        bar.addWidget(label)
+        bar.addWidget(self.purpose_combo)
+        bar.addStretch(1)
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(bar)
+        layout.addWidget(self.table, 1)
+        self.setWidget(box)
         self._dialogs: list[CallDetailDialog] = []
         self.model.ink = inks(self.theme_palette())
 
@@ -147,6 +225,7 @@ class CallsDock(BridgeDock):
             except StoreError:
                 records = []
         self.model.reset(records)
+        self._update_purposes()
         if records:
             self.table.scrollToBottom()
 
@@ -164,8 +243,33 @@ class CallsDock(BridgeDock):
             return
         follow = self.table.verticalScrollBar().value() >= self.table.verticalScrollBar().maximum()
         self.model.upsert(record)
+        self._update_purposes()
         if follow:
             self.table.scrollToBottom()
+
+    # -- the purpose filter ---------------------------------------------------------------
+    def show_purpose(self, purpose: str | None) -> None:
+        """Show only the calls made for `purpose` (None: every call)."""
+        index = self.purpose_combo.findText(purpose) if purpose else 0
+        self.purpose_combo.setCurrentIndex(max(index, 0))
+
+    def _update_purposes(self) -> None:
+        """Offer every purpose seen so far; the chosen one stays chosen."""
+        seen = self.model.purposes()
+        offered = [self.purpose_combo.itemText(i) for i in range(1, self.purpose_combo.count())]
+        if seen == offered:
+            return
+        chosen = self.filter.purpose
+        self.purpose_combo.blockSignals(True)
+        self.purpose_combo.clear()
+        self.purpose_combo.addItems([ALL_PURPOSES, *seen])
+        if chosen is not None and chosen not in seen:
+            self.purpose_combo.addItem(chosen)  # a new session may not have made one yet
+        self.purpose_combo.setCurrentIndex(max(self.purpose_combo.findText(chosen or ""), 0))
+        self.purpose_combo.blockSignals(False)
+
+    def _on_purpose_combo_changed(self, index: int) -> None:
+        self.filter.set_purpose(self.purpose_combo.itemText(index) if index > 0 else None)
 
     # -- opening a call -------------------------------------------------------------------
     def open_call(self, row: int) -> CallDetailDialog | None:
@@ -199,7 +303,7 @@ class CallsDock(BridgeDock):
 
     # -- slots ----------------------------------------------------------------------------
     def _on_table_activated(self, index: QModelIndex) -> None:
-        self.open_call(index.row())
+        self.open_call(self.filter.mapToSource(index).row())
 
     def _on_bridge_call_started(self, event: CallStarted) -> None:
         self._reload_one(event.call_id)
@@ -214,19 +318,22 @@ class CallsDock(BridgeDock):
 
 
 def _cell(call: CallRecord, col: int, names: dict[str, str]) -> str:
-    if col == 0:
+    name = COLUMNS[col]
+    if name == "Time":
         return time.strftime("%H:%M:%S", time.localtime(call.started_at))
-    if col == 1:
+    if name == "Actor":
         return names.get(call.actor_id or "", call.actor_id or "—")
-    if col == 2:
+    if name == "Purpose":
+        return call.purpose
+    if name == "Model":
         return call.model
-    if col == 3:
+    if name == "Prompt":
         return _tokens(call.prompt_tokens, call.usage_estimated)
-    if col == 4:
+    if name == "Completion":
         return _tokens(call.completion_tokens, call.usage_estimated)
-    if col == 5:
+    if name == "Latency":
         return f"{call.latency_ms / 1000:.2f} s" if call.latency_ms is not None else "—"
-    if col == 6:
+    if name == "Cost":
         return _cost(call.cost_usd)
     if call.status == CallStatus.PENDING:
         return "streaming…"
