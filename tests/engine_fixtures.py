@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from roundtable_desktop.domain.meeting import MeetingState
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.protocols.bus import EventBus
+from roundtable_desktop.protocols.headless import drive_headless
 from roundtable_desktop.protocols.launch import SessionHandle, start_session
 from roundtable_desktop.protocols.roundtable import RoundtableSession
 from roundtable_desktop.protocols.roundtable_setup import new_meeting_state
@@ -62,11 +64,7 @@ async def start_recorded(store: SessionStore, client, catalog) -> SessionHandle:
 
 async def drive_offline_meeting(handle: SessionHandle, turns: int = 12) -> None:
     """Click what a user would click until `turns` turns pass or the meeting ends."""
-    session = handle.session
-    assert isinstance(session, RoundtableSession)
-    last = session.state.turn + turns
-    while not session.ended and session.state.turn < last:
-        await session.perform(Action(id=session.next_action() or "next_turn"))
+    await drive_headless(handle.session, turns, deque())
 
 
 def offline() -> OfflineClient:

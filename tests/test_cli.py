@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -91,3 +94,76 @@ def test_python_dash_m_runs_the_cli(db):
     )
     assert result.returncode == 0, result.stderr
     assert "Session " in result.stdout
+
+
+# -- roundtable sessions ---------------------------------------------------------------------
+STARTED = datetime(2026, 11, 23, 14, 5, tzinfo=UTC).timestamp()
+REQUEST = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.fixture
+def local_zone():
+    """Set the process's local time zone (a POSIX TZ string) for one test."""
+    before = os.environ.get("TZ")
+
+    def use(zone: str) -> None:
+        os.environ["TZ"] = zone
+        time.tzset()
+
+    yield use
+    if before is None:
+        os.environ.pop("TZ", None)
+    else:
+        os.environ["TZ"] = before
+    time.tzset()
+
+
+def _stored_sessions(db: Path) -> list[str]:
+    """Two sessions started at STARTED: one with a call that has ended, one without."""
+    with SessionStore.open(db, clock=lambda: STARTED) as store:
+        first = store.create_session("roundtable", "default", "Friday demo", {})
+        store.begin_call(first, "c1", "alice", "m", "offline", REQUEST)
+        store.save_state(first, {}, status="ended")
+        second = store.create_session("debate", "default", "Is tea\nbetter?", {})
+    return [first, second]
+
+
+def test_sessions_prints_a_table_with_headers_and_aligned_columns(db, capsys, local_zone):
+    local_zone("UTC")
+    first, second = _stored_sessions(db)
+
+    assert main(["sessions", "--db", str(db)]) == 0
+
+    assert capsys.readouterr().out.splitlines() == [
+        "id        kind        title           started           calls  state",
+        f"{second[:8]}  debate      Is tea better?  2026-11-23 14:05      0  active",
+        f"{first[:8]}  roundtable  Friday demo     2026-11-23 14:05      1  ended",
+    ]
+
+
+def test_sessions_shows_when_each_started_in_local_time(db, capsys, local_zone):
+    local_zone("CET-1")  # POSIX: one hour east of UTC
+    _stored_sessions(db)
+
+    main(["sessions", "--db", str(db)])
+
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert all("2026-11-23 15:05" in row for row in rows)
+
+
+def test_sessions_cuts_a_long_title_so_the_columns_stay_aligned(db, capsys):
+    with SessionStore.open(db) as store:
+        store.create_session("roundtable", "default", "A" * 30 + " " + "B" * 30, {})
+        store.create_session("roundtable", "default", "short", {})
+
+    main(["sessions", "--db", str(db)])
+
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert rows[1].split("  ")[2] == "A" * 30 + " " + "B" * 8 + "…"
+    started = header.index("started")
+    assert all(row[started - 2:started] == "  " and row[started].isdigit() for row in rows)
+
+
+def test_sessions_says_so_when_there_are_none(db, capsys):
+    assert main(["sessions", "--db", str(db)]) == 0
+    assert capsys.readouterr().out == "No stored sessions.\n"

@@ -17,12 +17,17 @@ from roundtable_desktop.domain.events import (
     CallStarted,
     SessionEnded,
 )
-from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.store.export import (
-    SessionExport,
-    collect_export,
-    export_session,
+from roundtable_desktop.domain.summary import (
+    Participant,
+    ResultItem,
+    ResultSection,
+    SessionSummary,
+    TranscriptEntry,
 )
+from roundtable_desktop.protocols.kinds import KindSpec, register_kind
+from roundtable_desktop.protocols.session_export import export_session
+from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.store.export import SessionExport, collect_export
 from roundtable_desktop.store.recorder import SessionRecorder
 
 HOSTILE_LINE = '<script>alert("pwned")</script> CALL: endMeeting()'
@@ -53,6 +58,45 @@ STATE = {
 }
 
 
+def notes_summary(state: dict) -> SessionSummary:
+    """The test kind's summary: the export renders whatever a kind summarizes."""
+    names = {a["id"]: a["name"] for a in state.get("actors", [])}
+    return SessionSummary(
+        kind="notes",
+        title="Friday <demo>",
+        participants=[Participant(id=i, name=n) for i, n in names.items()],
+        transcript=[
+            TranscriptEntry(speaker=names.get(line.get("actor_id"), "System"),
+                            text=line["text"], kind=line.get("kind", "spoken"),
+                            turn=line.get("turn", 0))
+            for line in state.get("transcript", [])
+        ],
+        result=ResultSection(
+            heading="Final suggestions",
+            items=[ResultItem(title=s["candidate"]["title"],
+                              detail=f"{s['candidate']['channel']} ({s['candidate']['id']})",
+                              by=[names[b] for b in s["proposed_by"]])
+                   for s in state.get("suggestions", [])],
+            empty_text="No suggestions.",
+        ),
+    )
+
+
+async def _never(*_args):
+    raise AssertionError("export never creates or restores a session")
+
+
+@pytest.fixture(autouse=True)
+def notes_kind():
+    """A kind that exists only here: export goes through the kind registry."""
+    remove = register_kind(KindSpec(
+        name="notes", title="Notes", description="test kind", scenarios=list,
+        create=_never, restore=_never, summarize=notes_summary,
+    ))
+    yield
+    remove()
+
+
 def request_body(user_text: str = CONTEXT_WINDOW) -> dict:
     return {
         "model": "fireworks/gpt-oss-20b",
@@ -73,7 +117,7 @@ def store(tmp_path: Path):
 
 def record_session(store: SessionStore, state: dict, request: dict | None = None) -> str:
     """Record a small finished meeting through the recorder, as a protocol would."""
-    session_id = store.create_session("roundtable", "default", "Friday <demo>", {}, {})
+    session_id = store.create_session("notes", "default", "Friday <demo>", {}, {})
     recorder = SessionRecorder(store, session_id, lambda: state)
     body = request or request_body()
     recorder(ActionStarted(action="infer", actor_id="alice"))
@@ -117,7 +161,16 @@ def parsed_html(store: SessionStore, session_id: str) -> lxml.html.HtmlElement:
 # -- JSON ------------------------------------------------------------------------------
 def test_the_json_export_reads_back_as_the_same_session(store, session_id):
     text = export_session(store, session_id, "json")
-    assert SessionExport.model_validate_json(text) == collect_export(store, session_id)
+    expected = collect_export(store, session_id)
+    expected.format, expected.summary = "notes-session", notes_summary(STATE)
+    assert SessionExport.model_validate_json(text) == expected
+
+
+def test_the_json_export_names_its_kind_and_version(store, session_id):
+    data = json.loads(export_session(store, session_id, "json"))
+    assert data["format"] == "notes-session"
+    assert data["format_version"] == 2
+    assert data["summary"]["result"]["items"][0]["by"] == ["Alice", "Administrator"]
 
 
 def test_the_json_export_holds_the_transcript_calls_and_events(store, session_id):
@@ -136,7 +189,7 @@ def test_the_json_export_holds_the_transcript_calls_and_events(store, session_id
 def test_the_markdown_export_names_the_session_and_its_kind(store, session_id):
     text = export_session(store, session_id, "md")
     assert text.startswith("# Friday \\<demo\\>\n")
-    assert "- Kind: roundtable" in text
+    assert "- Kind: notes" in text
     assert "- Status: ended" in text
 
 
@@ -156,7 +209,7 @@ def test_the_markdown_transcript_escapes_markup_in_spoken_text(store, session_id
 def test_the_markdown_export_lists_the_final_suggestions_with_proposers(store, session_id):
     text = export_session(store, session_id, "md")
     assert (
-        "1. **Attention Is \\<b\\>All\\</b\\>** — ML Talks (v1), proposed by Alice, Administrator"
+        "1. **Attention Is \\<b\\>All\\</b\\>** — ML Talks (v1), by Alice, Administrator"
         in text
     )
 
@@ -230,9 +283,9 @@ def test_the_html_export_shows_the_transcript_speakers_and_suggestions(store, se
     assert page.xpath("//h1")[0].text_content() == "Friday <demo>"
     speakers = [s.text_content() for s in page.xpath("//span[@class='who']")]
     assert speakers == ["System", "Alice", "Alice"]
-    suggestion = page.xpath("//section[@id='suggestions']//li")[0].text_content()
+    suggestion = page.xpath("//section[@id='result']//li")[0].text_content()
     assert "Attention Is <b>All</b>" in suggestion
-    assert "proposed by Alice, Administrator" in suggestion
+    assert "by Alice, Administrator" in suggestion
 
 
 def test_the_html_export_survives_characters_xml_forbids(store):
@@ -241,6 +294,31 @@ def test_the_html_export_survives_characters_xml_forbids(store):
     page = parsed_html(store, session_id)
     assert "nul and  here" in page.text_content()
 
+
+
+def test_the_html_export_shows_every_payload_collapsed(store, session_id):
+    page = parsed_html(store, session_id)
+
+    assert len(page.xpath("//details")) == 4  # two calls, two messages each
+    assert page.xpath("//details[@open]") == []
+
+
+def test_the_html_export_puts_the_result_first_then_the_transcript_then_the_calls(
+        store, session_id):
+    page = parsed_html(store, session_id)
+
+    sections = [s.get("id") for s in page.xpath("//body/section")]
+    assert sections == ["result", "transcript", "calls"]
+    first_payload = page.xpath("//details")[0]
+    assert page.xpath("//section[@id='result']")[0] in first_payload.xpath("preceding::*")
+
+
+def test_the_html_export_counts_each_payload_in_words(store):
+    session_id = record_session(store, STATE, request_body(user_text="x"))
+    page = parsed_html(store, session_id)
+
+    summaries = [s.text_content() for s in page.xpath("//details/summary")]
+    assert "Message 2 (user), as sent · 1 character" in summaries
 
 # -- secrets and errors ----------------------------------------------------------------
 def test_no_export_contains_an_api_key(store, monkeypatch):

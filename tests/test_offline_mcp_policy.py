@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from roundtable_desktop.llm.offline_roundtable import roundtable_reply
+from roundtable_desktop.protocols.roundtable_offline import roundtable_reply
 
 
 def _participant_reply(meeting, status: str, tools: list[str]) -> str:

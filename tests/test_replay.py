@@ -4,11 +4,13 @@ and the docks showing the state of that moment, read-only."""
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Iterator
 
 import pytest
 from PySide6.QtCore import Qt
 
+from roundtable_desktop.context.request_document import messages_from_document
 from roundtable_desktop.domain.meeting import MeetingState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
@@ -40,11 +42,7 @@ def replay(qtbot, recorded) -> ReplayBar:
     return bar
 
 
-def _stored_user_message(call_request: dict) -> str:
-    return [m for m in call_request["messages"] if m["role"] == "user"][-1]["content"]
-
-
-def test_each_step_emits_the_stored_payload_byte_for_byte(qtbot, recorded, replay):
+def test_each_step_shows_the_whole_stored_request_byte_for_byte(qtbot, recorded, replay):
     calls = recorded.store.calls(recorded.handle.session_id)
     assert len(calls) >= 4
     payloads: list[str] = []
@@ -57,7 +55,10 @@ def test_each_step_emits_the_stored_payload_byte_for_byte(qtbot, recorded, repla
     assert count == len(calls)
     assert len(payloads) == len(calls)
     for payload, call in zip(payloads, calls, strict=True):
-        assert payload.encode("utf-8") == _stored_user_message(call.request).encode("utf-8")
+        sent = [m.to_body() for m in messages_from_document(payload)]
+        assert json.dumps(sent) == json.dumps(call.request["messages"])
+        assert 'id="context-window"' in payload  # the meeting is shown as a document
+        assert [layer.name for layer in call.layers] == ["system", "protocol"]
 
 
 def test_docks_show_the_state_of_the_step(qtbot, recorded, replay):

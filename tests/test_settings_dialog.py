@@ -11,16 +11,17 @@ import keyring
 import keyring.backends.fail
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtWidgets import QDialogButtonBox, QStyle, QStyleOptionComboBox
 
 from roundtable_desktop.llm.keys import LLM_KEY, SERVICE, YOUTUBE_KEY, KeyStore
 from roundtable_desktop.llm.providers import make_client
 from roundtable_desktop.paths import config_dir, data_dir, default_db_path
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.protocols.launch import start_session
+from roundtable_desktop.protocols.session_export import export_session
 from roundtable_desktop.sources.mock_catalog import MockCatalog
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.store.export import export_session
 from roundtable_desktop.ui.dialogs.settings_dialog import SettingsDialog
 from roundtable_desktop.ui.settings_store import (
     DEFAULT_MCP_URL,
@@ -185,8 +186,10 @@ def test_saving_with_an_empty_key_field_keeps_the_stored_key(qtbot, settings, ke
     assert keys.get(LLM_KEY) == KEY
 
 
-def test_forget_key_removes_it_from_the_keyring(qtbot, dialog, keys, memory_keyring):
+def test_forget_key_removes_it_from_the_keyring(qtbot, settings, keys, memory_keyring):
     keys.set(LLM_KEY, KEY)
+    dialog = SettingsDialog(settings, keys)
+    qtbot.addWidget(dialog)
 
     qtbot.mouseClick(dialog.forget_key_button, Qt.MouseButton.LeftButton)
 
@@ -259,3 +262,71 @@ def test_test_connection_says_when_the_server_cannot_be_reached(qtbot, dialog):
 
     qtbot.waitUntil(lambda: dialog.test_label.text() != "Testing…", timeout=10_000)
     assert dialog.test_label.text().startswith("Could not connect to http://127.0.0.1:9/v1")
+
+
+def test_forget_key_is_disabled_while_no_key_is_stored(dialog):
+    assert not dialog.forget_key_button.isEnabled()
+    assert not dialog.forget_youtube_button.isEnabled()
+
+
+def test_forget_key_is_enabled_once_a_key_is_saved(qtbot, dialog):
+    _choose(dialog, "fireworks")
+    dialog.api_key_edit.setText(KEY)
+
+    _save(qtbot, dialog)
+
+    assert dialog.forget_key_button.isEnabled()
+    assert not dialog.forget_youtube_button.isEnabled()
+
+
+def test_forget_key_is_disabled_again_once_the_key_is_forgotten(qtbot, settings, keys):
+    keys.set(YOUTUBE_KEY, YT_KEY)
+    dialog = SettingsDialog(settings, keys)
+    qtbot.addWidget(dialog)
+    assert dialog.forget_youtube_button.isEnabled()
+
+    qtbot.mouseClick(dialog.forget_youtube_button, Qt.MouseButton.LeftButton)
+
+    assert not dialog.forget_youtube_button.isEnabled()
+
+
+def _provider_entries_fit(dialog: SettingsDialog) -> list[str]:
+    """The provider entries wider than the combo's text area, at its current width."""
+    combo = dialog.provider_combo
+    metrics = QFontMetrics(combo.font())
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                         QStyle.SubControl.SC_ComboBoxEditField, combo)
+    return [combo.itemText(i) for i in range(combo.count())
+            if metrics.horizontalAdvance(combo.itemText(i)) > field.width()]
+
+
+def test_every_provider_entry_fits_the_combo_when_the_dialog_is_as_narrow_as_it_goes(
+        qtbot, dialog):
+    qtbot.waitExposed(dialog)
+    dialog.resize(1, dialog.height())
+    qtbot.waitUntil(lambda: dialog.width() == dialog.minimumSizeHint().width())
+
+    assert _provider_entries_fit(dialog) == []
+
+
+def test_provider_entries_still_fit_after_the_font_grows(qtbot, dialog):
+    """Zoom changes the font after the first show: the combo must follow it."""
+    qtbot.waitExposed(dialog)
+    font = QFont(dialog.font())
+    font.setPointSizeF(font.pointSizeF() * 2)
+    dialog.setFont(font)
+    dialog.resize(1, dialog.height())
+    qtbot.waitUntil(lambda: dialog.width() == dialog.minimumSizeHint().width())
+
+    assert _provider_entries_fit(dialog) == []
+
+
+def test_the_calls_at_once_limit_is_saved_and_offered_to_sessions(qtbot, dialog, settings, keys):
+    from roundtable_desktop.app import choose_client
+
+    dialog.parallel_spin.setValue(7)
+    _save(qtbot, dialog)
+    assert AppSettings().model_settings().parallel_calls == 7
+    assert choose_client(settings, keys).parallel == 7

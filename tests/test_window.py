@@ -12,6 +12,7 @@ from roundtable_desktop.app import choose_client, continuable_session
 from roundtable_desktop.domain.calls import CallStatus
 from roundtable_desktop.domain.events import Notice
 from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
+from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.llm.openai_compat import OpenAICompatClient
 from roundtable_desktop.llm.providers import PRESETS, ModelSettings
 from roundtable_desktop.protocols.base import Action
@@ -155,8 +156,10 @@ def test_auto_runs_at_most_the_steps_in_the_spin_box(qtbot, make_window):
 
     _click(qtbot, window, "auto")
 
-    checkpoints = window.runner.store.checkpoints(window.runner.handle.session_id)
-    assert [c.action for c in checkpoints] == ["auto"]
+    # Each step Auto takes is recorded (replay steps through them), then Auto itself.
+    actions = [c.action for c in window.runner.store.checkpoints(window.runner.handle.session_id)]
+    assert actions[-1] == "auto" and 1 <= len(actions) - 1 <= 3
+    assert set(actions[:-1]) <= {"infer", "run_tools", "next_turn"}
     assert 1 <= len(window.runner.store.calls(window.runner.handle.session_id)) <= 3
 
 
@@ -356,3 +359,10 @@ def test_replay_shows_each_stored_payload_read_only_then_returns_live(qtbot, mak
     window.menus.live_action.trigger()
     assert not window.bridge.read_only and window.bridge.session_id() == live_id
     wait_view(qtbot, window)
+
+
+def test_a_new_session_takes_the_calls_at_once_limit_from_the_settings(qtbot, make_window):
+    window = make_window(lambda: ClientChoice(OfflineClient(delay_s=0), "offline", "offline",
+                                              parallel=3))
+    assert window.runner.handle is not None
+    assert window.runner.handle.session.parallel == 3

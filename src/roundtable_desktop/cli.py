@@ -1,7 +1,8 @@
 """The command line: run a session headless, export one, list them, open the window.
 
-`roundtable` with no arguments opens the window; `roundtable run` runs the same engine
-headless and prints the meeting live; `roundtable export` writes HTML, Markdown or JSON;
+`roundtable` with no arguments opens the window; `roundtable run` runs any kind headless
+and prints it live (human seats speak the `--say` / `--script` lines); `roundtable export`
+writes HTML, Markdown or JSON; `roundtable kinds` lists the kinds and their scenarios;
 `roundtable serve-mcp` serves the bundled YouTube MCP server.
 The API key comes from the OS keyring or ROUNDTABLE_API_KEY, never from an argument
 (the YouTube key likewise: keyring or ROUNDTABLE_YOUTUBE_KEY).
@@ -14,33 +15,31 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from roundtable_desktop import __version__
-from roundtable_desktop.cli_output import MeetingPrinter, print_suggestions
+from roundtable_desktop.cli_output import MeetingPrinter, print_kinds, print_result
+from roundtable_desktop.domain.refusal import Refusal
+from roundtable_desktop.domain.text import label_text
 from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.offline import OFFLINE_MODEL
 from roundtable_desktop.llm.openai_compat import DEFAULT_BASE_URL, DEFAULT_MODEL
 from roundtable_desktop.llm.providers import ModelSettings, is_local, make_client
 from roundtable_desktop.paths import default_db_path
-from roundtable_desktop.protocols.base import Action, ActionUnavailable
-from roundtable_desktop.protocols.launch import (
-    KINDS,
-    PLANNED_KINDS,
-    SessionHandle,
-    UnknownKind,
-    reopen_session,
-    start_session,
-)
-from roundtable_desktop.protocols.roundtable import RoundtableSession
-from roundtable_desktop.protocols.roundtable_mcp import attach_mcp, detach_mcp
+from roundtable_desktop.protocols.headless import human_lines
+from roundtable_desktop.protocols.kinds import PLANNED_KINDS, all_kinds, kind_names, kind_spec
+from roundtable_desktop.protocols.launch import UnknownKind, reopen_session, start_session
+from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL, MAX_PARALLEL
+from roundtable_desktop.protocols.session_export import export_session
 from roundtable_desktop.protocols.source_setup import make_candidate_source
 from roundtable_desktop.sources import mcp_address
 from roundtable_desktop.sources.base import SourceError
 from roundtable_desktop.sources.mcp_model import McpError
+from roundtable_desktop.startup_checks import NO_SANDBOX_OPTION
 from roundtable_desktop.store.database import SessionStore, StoreError
-from roundtable_desktop.store.export import export_session
+from roundtable_desktop.store.records import SessionInfo
 
 if TYPE_CHECKING:
     from roundtable_desktop.sources.mcp_client import McpConnection
@@ -56,8 +55,17 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command")
 
     run = sub.add_parser("run", help="run a session headless and print it live")
-    run.add_argument("--kind", default="roundtable", choices=[*KINDS, *PLANNED_KINDS])
-    run.add_argument("--turns", type=int, default=12, help="actor turns to run (default 12)")
+    run.add_argument("--kind", default="roundtable", choices=[*kind_names(), *PLANNED_KINDS])
+    run.add_argument("--turns", type=int, default=12,
+                     help="turns (or rounds) to run (default 12)")
+    run.add_argument("--parallel", type=int, default=DEFAULT_PARALLEL, metavar="N",
+                     help=f"model calls in flight at once (default {DEFAULT_PARALLEL}, "
+                          f"at most {MAX_PARALLEL})")
+    run.add_argument("--say", action="append", default=[], metavar="TEXT",
+                     help="a line for the human seat (repeatable, used in order); "
+                          "'#channel text' names a channel")
+    run.add_argument("--script", type=Path, metavar="FILE",
+                     help="lines for the human seat, one per line (after any --say)")
     mode = run.add_mutually_exclusive_group()
     mode.add_argument("--offline", action="store_true", help="the offline model (default)")
     mode.add_argument("--base-url", help=f"OpenAI-compatible base URL, e.g. {DEFAULT_BASE_URL}")
@@ -86,8 +94,11 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("--format", choices=["html", "md", "json"], required=True)
     exp.add_argument("--out", type=Path, help="file to write (default: standard output)")
 
-    ls = sub.add_parser("sessions", help="list stored sessions")
+    ls = sub.add_parser("sessions", help="list stored sessions, most recently active first")
     ls.add_argument("--db", type=Path)
+    ls.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
+
+    sub.add_parser("kinds", help="list the session kinds and their scenarios")
     return p
 
 
@@ -110,26 +121,26 @@ def _model_settings(args: argparse.Namespace) -> tuple[ModelSettings, str | None
     return settings, key
 
 
-async def _drive(handle: SessionHandle, turns: int) -> int:
-    """Click what a user would click until `turns` turns have passed or the meeting ends."""
-    session = handle.session
-    assert isinstance(session, RoundtableSession)
-    state = session.state
-    last_turn = state.turn + turns
-    failures = 0
-    while not session.ended and state.turn < last_turn:
-        step = session.next_action() or "next_turn"  # headless: a human seat is skipped
-        before = state.inferences_this_turn
-        await session.perform(Action(id=step))
-        if step == "infer":
-            failed = state.phase != "tools_pending" and state.inferences_this_turn > before
-            failures = failures + 1 if failed else 0
-            if failures >= 2:
-                return 1
-    return 0
+def _scripted_lines(args: argparse.Namespace) -> list[str]:
+    lines = list(args.say)
+    if args.script:
+        try:
+            lines += args.script.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CliError(f"Cannot read the script {args.script} ({exc}).") from None
+    return lines
+
+
+def _check_run_args(args: argparse.Namespace) -> None:
+    if args.turns < 1:
+        raise CliError(f"--turns must be at least 1 (got {args.turns}).")
+    if not 1 <= args.parallel <= MAX_PARALLEL:
+        raise CliError(f"--parallel must be from 1 to {MAX_PARALLEL} (got {args.parallel}).")
 
 
 async def _run(args: argparse.Namespace) -> int:
+    _check_run_args(args)
+    lines = human_lines(_scripted_lines(args))
     settings, key = _model_settings(args)
     client = make_client(settings, key)
     source = make_candidate_source(KeyStore())
@@ -139,29 +150,30 @@ async def _run(args: argparse.Namespace) -> int:
     try:
         if args.resume:
             session_id = store.resolve_session(args.resume)
-            handle = reopen_session(session_id, store=store, client=client, source=source)
+            handle = reopen_session(session_id, store=store, client=client, source=source,
+                                    parallel=args.parallel)
         else:
             handle = await start_session(args.kind, store=store, client=client, source=source,
                                          model=settings.model, provider=settings.provider,
-                                         scenario=args.scenario)
+                                         scenario=args.scenario, parallel=args.parallel)
         handle.bus.subscribe(printer)
         session = handle.session
-        assert isinstance(session, RoundtableSession)
-        printer.names = {a.id: a.name for a in session.state.actors}
+        printer.names = {p.id: p.name for p in session.summary().participants}
         if args.mcp:
             connection = await _connect_mcp(args.mcp, printer)
-            attach_mcp(session, connection)
+            if not session.attach_mcp(connection):
+                printer.line(f"MCP: the {handle.kind} kind uses no MCP tools.")
         else:
-            detach_mcp(session)  # a continued session may still say it was connected
+            session.detach_mcp()  # a continued session may still say it was connected
         try:
-            code = await _drive(handle, args.turns)
+            result = await kind_spec(handle.kind).drive(session, args.turns, lines)
         except asyncio.CancelledError:
             printer.line(f"\nInterrupted. The session is saved: {handle.session_id[:8]}")
             raise
-        print_suggestions(session.state, handle.session_id)
-        if code:
-            printer.line("Stopped after repeated failed calls (see the messages above).")
-        return code
+        print_result(session.summary(), handle.session_id)
+        if result.message:
+            printer.line(result.message)
+        return result.code
     finally:
         if connection is not None:
             await connection.disconnect()
@@ -223,16 +235,44 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+SESSION_COLUMNS = ("id", "kind", "title", "started", "calls", "state")
+TITLE_WIDTH = 40  # longer titles end in "…" so the columns after them stay aligned
+
+
+def session_table(rows: list[SessionInfo]) -> list[str]:
+    """A header and one aligned line per session: id (8 characters), kind, title on one
+    line, started as a local date-time, calls (right-aligned) and state."""
+    cells = [
+        (row.id[:8], label_text(row.kind), _short_title(row.title),
+         datetime.fromtimestamp(row.created_at).strftime("%Y-%m-%d %H:%M"),
+         str(row.call_count), row.status)
+        for row in rows
+    ]
+    lines = [SESSION_COLUMNS, *cells]
+    widths = [max(len(cell) for cell in column) for column in zip(*lines, strict=True)]
+    right = SESSION_COLUMNS.index("calls")
+    return ["  ".join(value.rjust(width) if i == right else value.ljust(width)
+                      for i, (value, width) in enumerate(zip(line, widths, strict=True))).rstrip()
+            for line in lines]
+
+
+def _short_title(title: str) -> str:
+    text = " ".join(label_text(title).split()) or "-"
+    return text if len(text) <= TITLE_WIDTH else text[:TITLE_WIDTH - 1].rstrip() + "…"
+
+
 def _sessions(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     try:
-        rows = store.list_sessions()
+        rows = store.list_sessions(limit=args.limit)
     finally:
         store.close()
-    if not rows:
-        print("No stored sessions.")
-    for row in rows:
-        print(f"{row.id[:8]}  {row.updated_at}  {row.kind:<11} {row.status:<7} {row.title}")
+    print("\n".join(session_table(rows)) if rows else "No stored sessions.")
+    return 0
+
+
+def _kinds(args: argparse.Namespace) -> int:
+    print_kinds(all_kinds(), PLANNED_KINDS)
     return 0
 
 
@@ -247,7 +287,8 @@ def _open_window(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0].startswith("--self-test") or argv[0] == "--presenter":
+    if not argv or argv[0].startswith("--self-test") or argv[0] in {"--presenter",
+                                                                     NO_SANDBOX_OPTION}:
         return _exit(lambda: _open_window(argv))
     args = _parser().parse_args(argv)
     if args.command == "run":
@@ -258,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         return _exit(lambda: _sessions(args))
     if args.command == "serve-mcp":
         return _exit(lambda: _serve_mcp(args))
+    if args.command == "kinds":
+        return _exit(lambda: _kinds(args))
     _parser().print_help()
     return 2
 
@@ -268,7 +311,7 @@ def _exit(fn) -> int:  # type: ignore[no-untyped-def]
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
-    except (CliError, StoreError, SourceError, UnknownKind, ActionUnavailable) as exc:
+    except (CliError, StoreError, SourceError, UnknownKind, Refusal) as exc:
         print(f"roundtable: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

@@ -17,8 +17,9 @@ from roundtable_desktop.domain.events import (
     TokenReceived,
     ToolRan,
 )
-from roundtable_desktop.domain.meeting import MeetingState
+from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.domain.tools import ToolStatus
+from roundtable_desktop.protocols.kinds import KindSpec
 
 
 class MeetingPrinter:
@@ -58,15 +59,32 @@ class MeetingPrinter:
             self.line(f"\n■ {event.reason}")
 
 
-def print_suggestions(state: MeetingState, session_id: str, out: TextIO | None = None) -> None:
+def print_result(summary: SessionSummary, session_id: str, out: TextIO | None = None) -> None:
+    """The session's result as its kind names it, then how to export it."""
     out = out or sys.stdout
-    out.write("\nSuggestions" + (" (final)" if state.final_ids else "") + ":\n")
-    if not state.suggestions:
-        out.write("  (none committed)\n")
-    for i, sug in enumerate(state.suggestions, 1):
-        c = sug.candidate
-        by = ", ".join(a.name for a in state.actors if a.id in sug.proposed_by)
-        out.write(f"  {i}. {c.title} — {c.channel} ({c.duration}) [{c.id}]  by {by}\n")
+    result = summary.result
+    out.write(f"\n{result.heading}" + (" (final)" if result.final else "") + ":\n")
+    if result.text:
+        out.write(f"  {result.text}\n")
+    if not result.items and not result.text:
+        out.write(f"  ({result.empty_text})\n")
+    for i, item in enumerate(result.items, 1):
+        detail = f" — {item.detail}" if item.detail else ""
+        by = f"  by {', '.join(item.by)}" if item.by else ""
+        out.write(f"  {i}. {item.title}{detail}{by}\n")
     out.write(f"\nSession {session_id[:8]} saved. Export it with: "
-              f"roundtable export {session_id[:8]} --format html --out meeting.html\n")
+              f"roundtable export {session_id[:8]} --format html --out {summary.kind}.html\n")
+    out.flush()
+
+
+def print_kinds(kinds: list[KindSpec], planned: tuple[str, ...],
+                out: TextIO | None = None) -> None:
+    out = out or sys.stdout
+    for spec in kinds:
+        out.write(f"{spec.name:<12} {spec.title}\n")
+        out.write(f"{'':<12} {spec.description}\n")
+        for scenario in spec.scenarios():
+            out.write(f"{'':<12}   scenario {scenario.name}: {scenario.title}\n")
+    for name in planned:
+        out.write(f"{name:<12} (not built yet)\n")
     out.flush()

@@ -43,7 +43,8 @@ class LiveMeeting:
 
     def step(self) -> None:
         """What a user clicks next (the session says which action that is)."""
-        self.act(self.session.next_action() or "next_turn")
+        step = self.session.next_step()
+        self.act(step.id if step is not None else "next_turn")
 
     def drive_turns(self, turns: int) -> None:
         last = self.state.turn + turns

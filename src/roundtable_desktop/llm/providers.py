@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
@@ -49,6 +49,8 @@ class ModelSettings(BaseModel):
     offline_delay_s: float = 0.01
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 60.0
+    # Model calls one session may have in flight at once (a debate round, legion minions).
+    parallel_calls: int = Field(default=4, ge=1, le=32)
 
 
 def is_local(base_url: str) -> bool:

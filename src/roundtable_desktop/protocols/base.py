@@ -1,37 +1,45 @@
-"""The interface every session kind implements, and the model-call runner they share.
+"""The interface every session kind implements, and the lifecycle they all share.
 
 `actions()` says what the user may do now, `perform()` does one action emitting events,
-`pending_payloads()` gives the exact request(s) the next model action would send. The
-window, the CLI, the store and replay use only this interface. Must not import Qt and
-must not special-case a kind.
+`pending_payloads()` gives the exact request(s) the next model action would send,
+`next_step()` says what a user would click next (Auto and the headless driver follow it),
+`summary()` gives a kind-neutral account of the session. The window, the CLI, the store
+and replay use only this interface.
+
+`perform()` is a template: it emits ActionStarted / ActionFinished around the kind's
+`_perform()` (the recorder writes a checkpoint on every ActionFinished, so no kind can
+forget to persist), turns a `Refusal` into a Notice and a failed action, and runs Auto
+for every kind (a step cap, Stop). Model calls go through `call_model` / `call_many`
+(model_calls.py): any number in flight under a per-session limit, Stop cancels them all.
+Must not import Qt and must not special-case a kind.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
-import uuid
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from roundtable_desktop.context.layers import LayerText
 from roundtable_desktop.context.payload import SectionSize
-from roundtable_desktop.context.tokens import estimate_tokens
-from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatRequest, Usage
+from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.domain.events import (
-    CallFinished,
-    CallStarted,
-    Event,
+    ActionFinished,
+    ActionStarted,
     Notice,
     PhaseChanged,
-    TokenReceived,
 )
-from roundtable_desktop.llm.client import ChatClient, Delta, Finish
-from roundtable_desktop.llm.errors import LLMError
+from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.domain.refusal import Refusal
+from roundtable_desktop.domain.summary import SessionSummary
+from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.protocols.bus import EventBus
+from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL, ModelCaller
+
+AUTO = "auto"
+STOP = "stop"
+SEND = "send"  # the action a human seat takes with its line, in every kind
 
 
 class ActionSpec(BaseModel):
@@ -41,14 +49,23 @@ class ActionSpec(BaseModel):
     label: str
     enabled: bool = True
     reason: str = ""
+    shortcut: str = ""  # a key sequence in Qt's portable text form, e.g. "Ctrl+Return"
     needs_text: bool = False
     needs_steps: bool = False
+    options: list[str] = Field(default_factory=list)  # chosen by Action.option (an index)
 
 
 class Action(BaseModel):
+    """One thing the user does, with the arguments it needs (all optional)."""
+
     id: str
     text: str | None = None
     steps: int | None = None
+    option: int | None = None
+    traits: dict[str, float] | None = None
+    channel: str | None = None
+    cards: list[str] | None = None
+    seat: str | None = None
 
 
 class PendingPayload(BaseModel):
@@ -57,32 +74,40 @@ class PendingPayload(BaseModel):
     actor_id: str | None
     label: str
     request: ChatRequest
-    document: str = Field(description="the context window document (XHTML) for the view")
+    document: str = Field(description="the whole-request document (XHTML) for the view")
     sections: list[SectionSize] = Field(default_factory=list)
     layers: list[LayerText] = Field(default_factory=list)
 
 
-class ActionUnavailable(Exception):
+class ActionUnavailable(Refusal):
     """The action is not offered now; the message says why."""
 
 
-class SessionProtocol(ABC):
+class SessionProtocol(ModelCaller):
     """Base of every session kind. Subclasses own their state model."""
 
     kind: ClassVar[str]
 
-    def __init__(self, *, client: ChatClient, bus: EventBus | None = None) -> None:
-        self.client = client
-        self.bus = bus or EventBus()
-        self._inflight: asyncio.Task[CallOutcome] | None = None
+    def __init__(
+        self, *, client: ChatClient, bus: EventBus | None = None,
+        parallel: int = DEFAULT_PARALLEL,
+    ) -> None:
+        super().__init__(client=client, bus=bus or EventBus(), parallel=parallel)
+        self._auto_running = False
         self._stop_requested = False
 
-    # -- the interface -------------------------------------------------------------
+    # -- what a kind implements --------------------------------------------------------
     @abstractmethod
     def actions(self) -> list[ActionSpec]: ...
 
     @abstractmethod
-    async def perform(self, action: Action) -> None: ...
+    async def _perform(self, action: Action) -> bool:
+        """Do `action` (never Auto or Stop); False when a model call in it failed."""
+
+    @abstractmethod
+    def next_step(self) -> Action | None:
+        """What a user would click next, or None when a human seat must act or the
+        session has ended."""
 
     @abstractmethod
     def pending_payloads(self) -> list[PendingPayload]: ...
@@ -91,23 +116,50 @@ class SessionProtocol(ABC):
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to continue this session later (JSON-serializable)."""
 
-    def state_json(self) -> str:
-        """`state_dict()` encoded as JSON; kinds with a pydantic state override it (faster)."""
-        return json.dumps(self.state_dict(), ensure_ascii=False, separators=(",", ":"))
+    @abstractmethod
+    def summary(self) -> SessionSummary:
+        """Who takes part, what was said, and the result so far."""
 
     @property
     @abstractmethod
     def ended(self) -> bool: ...
 
-    def stop(self) -> None:
-        """Cancel the in-flight request and any auto flow; partial text is kept."""
-        self._stop_requested = True
-        if self._inflight is not None and not self._inflight.done():
-            self._inflight.cancel()
-
     @property
-    def busy(self) -> bool:
-        return self._inflight is not None and not self._inflight.done()
+    def title(self) -> str:
+        return self.summary().title
+
+    def progress(self) -> int:
+        """A count that grows by one per turn or round: what `run --turns N` counts."""
+        return 0
+
+    def awaiting_human(self) -> str | None:
+        """The name of the human seat the session is waiting for, or None."""
+        return None
+
+    def current_actor_id(self) -> str | None:
+        return None
+
+    def state_json(self) -> str:
+        """`state_dict()` encoded as JSON; kinds with a pydantic state override it (faster)."""
+        return json.dumps(self.state_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    def attach_mcp(self, connection: Any) -> bool:
+        """Use an MCP connection's tools; False when this kind uses none."""
+        return False
+
+    def detach_mcp(self) -> None:
+        """Stop using MCP tools (a restored session is never connected)."""
+
+    # -- the shared lifecycle ----------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """A call is in flight or Auto is stepping: offer only Stop."""
+        return self.busy or self._auto_running
+
+    def stop(self) -> None:
+        """Cancel every call in flight and any auto flow; partial text is kept."""
+        self._stop_requested = True
+        self.cancel_calls()
 
     def action_spec(self, action_id: str) -> ActionSpec:
         for spec in self.actions():
@@ -120,90 +172,65 @@ class SessionProtocol(ABC):
         if not spec.enabled:
             raise ActionUnavailable(spec.reason or f"{spec.label} is not available now.")
 
-    def emit(self, event: Event) -> None:
-        self.bus.emit(event)
+    async def perform(self, action: Action) -> bool:
+        """Do `action` if it is offered now (ActionUnavailable if not); False when it
+        failed. Stop happens at once and is not recorded as an action."""
+        if action.id == STOP:
+            self.stop()
+            return True
+        self.require(action)
+        return await self._run(action, within=None)
 
-    # -- model calls ------------------------------------------------------------------
-    async def call_model(self, actor_id: str | None, request: ChatRequest) -> CallOutcome:
-        """Send one request, streaming tokens as events. Never raises for call failures.
-
-        The CallStarted event (which the recorder writes) is emitted before the request
-        is sent. Stop cancels only the streaming task, so the outcome is CANCELLED with
-        the partial text; cancelling the caller (app quit) records the partial and
-        propagates.
-        """
-        call_id = uuid.uuid4().hex
-        self.emit(
-            CallStarted(
-                call_id=call_id,
-                actor_id=actor_id,
-                model=request.model,
-                endpoint=self.client.endpoint,
-                request=request.to_body(),
-            )
-        )
-        self.emit(PhaseChanged(phase="streaming", actor_id=actor_id, detail="0 tokens"))
-        parts: list[str] = []
-        started = time.perf_counter()
-        first: list[float] = []
-        finish: list[Finish] = []
-
-        async def consume() -> None:
-            count = 0
-            async for item in self.client.stream(request):
-                if isinstance(item, Delta):
-                    if not first:
-                        first.append((time.perf_counter() - started) * 1000)
-                    parts.append(item.text)
-                    count += 1
-                    self.emit(TokenReceived(call_id=call_id, text=item.text, count=count))
-                elif isinstance(item, Finish):
-                    finish.append(item)
-
-        def outcome(status: CallStatus, error: str | None = None) -> CallOutcome:
-            text = "".join(parts)
-            usage = finish[0].usage if finish else Usage(
-                prompt_tokens=sum(estimate_tokens(m.content) for m in request.messages),
-                completion_tokens=estimate_tokens(text),
-                estimated=True,
-            )
-            return CallOutcome(
-                status=status,
-                text=text,
-                usage=usage,
-                latency_ms=(time.perf_counter() - started) * 1000,
-                first_token_ms=first[0] if first else None,
-                cost_usd=self.client.estimate_cost(request.model, usage),
-                error=error,
-                finish_reason=finish[0].finish_reason if finish else None,
-            )
-
-        self._inflight = asyncio.ensure_future(consume())
-        result: CallOutcome | None = None
+    async def _run(self, action: Action, *, within: str | None) -> bool:
+        self.emit(ActionStarted(action=action.id, actor_id=self.current_actor_id(),
+                                within=within))
+        ok, message = False, ""
         try:
-            await asyncio.shield(self._inflight)
-            result = outcome(CallStatus.OK)
-        except asyncio.CancelledError:
-            if self._inflight.cancelled() and not _caller_cancelled():
-                result = outcome(CallStatus.CANCELLED, "Stopped by the user.")
+            if action.id == AUTO:
+                ok = await self._auto(action.steps or 1)
             else:
-                self._inflight.cancel()
-                result = outcome(CallStatus.CANCELLED, "The application stopped the call.")
-                raise
-        except LLMError as exc:
-            status = CallStatus.PARTIAL if parts else CallStatus.FAILED
-            result = outcome(status, exc.message)
+                ok = await self._perform(action)
+        except Refusal as exc:
+            message = exc.message
             self.emit(Notice(level="error", message=exc.message, hint=exc.hint))
-        except Exception as exc:  # a client bug must not lose the call record
-            result = outcome(CallStatus.FAILED, f"{type(exc).__name__}: {exc}")
-            self.emit(Notice(level="error", message=f"The model call failed: {exc}"))
         finally:
-            self._inflight = None
-            if result is not None:
-                self.emit(CallFinished(call_id=call_id, actor_id=actor_id, outcome=result))
-        return result
+            self.emit(ActionFinished(action=action.id, ok=ok, message=message))
+            if not self.busy and within is None:
+                self.emit(PhaseChanged(phase="ended" if self.ended else "waiting_for_user",
+                                       actor_id=self.current_actor_id()))
+        return ok
 
+    async def _auto(self, steps: int) -> bool:
+        """At most `steps` steps, each what the user would have clicked next; a failed
+        step, Stop, the end or a human seat stops the flow."""
+        self._stop_requested = False
+        self._auto_running = True
+        ok = True
+        try:
+            for done in range(steps):
+                if self.ended or self._stop_requested:
+                    break
+                step = self.next_step()
+                if step is None:
+                    seat = self.awaiting_human()
+                    if seat:
+                        self.emit(Notice(message=f"Auto paused: {seat} is a human seat."))
+                    break
+                self.emit(PhaseChanged(phase="auto", actor_id=self.current_actor_id(),
+                                       detail=f"step {done + 1} of {steps}"))
+                ok = await self._run(step, within=AUTO)
+                if not ok:
+                    break  # a failed call stops the flow: the user decides what next
+        finally:
+            self._auto_running = False
+        return ok
 
-def _caller_cancelled() -> bool:
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
+    def common_specs(self, *, auto_why: str | None = None) -> list[ActionSpec]:
+        """Auto and Stop, the same in every kind (Auto also needs the kind's reason)."""
+        why = auto_why or ("Auto is already running." if self.running else None)
+        return [
+            ActionSpec(id=AUTO, label="Auto", enabled=why is None, reason=why or "",
+                       needs_steps=True, shortcut="Ctrl+Shift+A"),
+            ActionSpec(id=STOP, label="Stop", enabled=self.running,
+                       reason="" if self.running else "Nothing is running.", shortcut="Esc"),
+        ]

@@ -24,10 +24,9 @@ from roundtable_desktop.context.layers import (
     take_snapshot,
 )
 from roundtable_desktop.context.payload import section_sizes, serialize
+from roundtable_desktop.context.request_document import render_request
 from roundtable_desktop.domain.calls import CallStatus, ChatMessage, ChatRequest
 from roundtable_desktop.domain.events import (
-    ActionFinished,
-    ActionStarted,
     Notice,
     PhaseChanged,
     SessionEnded,
@@ -40,9 +39,11 @@ from roundtable_desktop.domain.meeting import (
     TranscriptLine,
     TurnPhase,
 )
+from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.domain.tools import ParseIssue
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.protocols.base import (
+    SEND,
     Action,
     ActionSpec,
     ActionUnavailable,
@@ -50,6 +51,9 @@ from roundtable_desktop.protocols.base import (
     SessionProtocol,
 )
 from roundtable_desktop.protocols.bus import EventBus
+from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.protocols.roundtable_mcp import attach_mcp, detach_mcp
+from roundtable_desktop.protocols.roundtable_summary import meeting_summary
 from roundtable_desktop.sources.base import CandidateSource
 from roundtable_desktop.tools.executor import McpSearch, execute_calls
 from roundtable_desktop.tools.parser import parse_reply
@@ -83,8 +87,9 @@ class RoundtableSession(SessionProtocol):
         prompts: PromptSnapshot | None = None,
         budget: int = DEFAULT_BUDGET,
         max_inferences_per_turn: int = MAX_INFERENCES_PER_TURN,
+        parallel: int = DEFAULT_PARALLEL,
     ) -> None:
-        super().__init__(client=client, bus=bus)
+        super().__init__(client=client, bus=bus, parallel=parallel)
         self.state = state
         self.source = source
         self.model = model
@@ -93,7 +98,6 @@ class RoundtableSession(SessionProtocol):
         self.budget = budget
         self.max_inferences_per_turn = max_inferences_per_turn
         self.mcp_search: McpSearch | None = None  # set while MCP is connected
-        self._auto_running = False
 
     # -- persistence --------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -130,11 +134,13 @@ class RoundtableSession(SessionProtocol):
     # -- what the user may do -----------------------------------------------------------
     def actions(self) -> list[ActionSpec]:
         s = self.state
-        busy = self.busy or self._auto_running
+        busy = self.running
         human = s.actor.human
 
-        def spec(aid: str, label: str, why: str | None, **kw: Any) -> ActionSpec:
-            return ActionSpec(id=aid, label=label, enabled=why is None, reason=why or "", **kw)
+        def spec(aid: str, label: str, why: str | None, shortcut: str = "",
+                 **kw: Any) -> ActionSpec:
+            return ActionSpec(id=aid, label=label, enabled=why is None, reason=why or "",
+                              shortcut=shortcut, **kw)
 
         ended = "The meeting has ended." if s.ended else None
         infer_why = ended or (
@@ -152,44 +158,61 @@ class RoundtableSession(SessionProtocol):
             else "Run the tools of the last reply first."
         )
         return [
-            spec("infer", f"Infer ({s.actor.name})", infer_why),
-            spec("run_tools", "Run tools", tools_why),
-            spec("next_turn", "Next turn", ended or ("A call is running." if busy else None)),
-            spec("auto", "Auto", ended or ("Auto is already running." if busy else None),
-                 needs_steps=True),
-            spec("stop", "Stop", None if busy else "Nothing is running."),
-            spec("send", "Send as human", send_why, needs_text=True),
+            spec("infer", f"Infer ({s.actor.name})", infer_why, "Ctrl+Return"),
+            spec("run_tools", "Run tools", tools_why, "Ctrl+T"),
+            spec("next_turn", "Next turn", ended or ("A call is running." if busy else None),
+                 "Ctrl+Right"),
+            *self.common_specs(auto_why=ended),
+            spec(SEND, "Send as human", send_why, "Ctrl+Shift+Return", needs_text=True),
         ]
 
-    async def perform(self, action: Action) -> None:
-        if action.id == "stop":
-            self.stop()
-            return
-        self.require(action)
-        self.emit(ActionStarted(action=action.id, actor_id=self.state.actor.id))
-        ok, message = True, ""
-        try:
-            if action.id == "infer":
-                ok = await self._infer()
-            elif action.id == "run_tools":
-                ok = await self._run_tools()
-            elif action.id == "next_turn":
-                self._advance(by_user=True)
-            elif action.id == "auto":
-                await self._auto(action.steps or 1)
-            elif action.id == "send":
-                self._accept_reply(action.text or "", human=True)
-            else:
-                raise ActionUnavailable(f"Unknown action {action.id!r}.")
-        except BudgetExceeded as exc:
-            ok, message = False, str(exc)
-            self.emit(Notice(level="error", message=message,
-                             hint="Collapse facts or shorten prompts, then infer again."))
-        finally:
-            self.emit(ActionFinished(action=action.id, ok=ok, message=message))
-            if not self.busy:
-                self.emit(PhaseChanged(phase="ended" if self.ended else "waiting_for_user",
-                                       actor_id=self.state.actor.id))
+    async def _perform(self, action: Action) -> bool:
+        if action.id == "infer":
+            return await self._infer()
+        if action.id == "run_tools":
+            return await self._run_tools()
+        if action.id == "next_turn":
+            self._advance(by_user=True)
+            return True
+        if action.id == SEND:
+            self._accept_reply(action.text or "", human=True)
+            return True
+        raise ActionUnavailable(f"Unknown action {action.id!r}.")
+
+    def next_step(self) -> Action | None:
+        """What a user would click next: run the pending tools, move on once the actor
+        has had its inferences, else infer; None when a human seat must write the reply."""
+        s = self.state
+        if s.ended:
+            return None
+        if s.phase == TurnPhase.TOOLS_PENDING:
+            return Action(id="run_tools")
+        if s.actor.human:
+            return None
+        if s.inferences_this_turn >= self.max_inferences_per_turn:
+            return Action(id="next_turn")
+        return Action(id="infer")
+
+    def progress(self) -> int:
+        return self.state.turn
+
+    def awaiting_human(self) -> str | None:
+        s = self.state
+        waiting = s.actor.human and s.phase == TurnPhase.READY and not s.ended
+        return s.actor.name if waiting else None
+
+    def current_actor_id(self) -> str | None:
+        return self.state.actor.id
+
+    def summary(self) -> SessionSummary:
+        return meeting_summary(self.state)
+
+    def attach_mcp(self, connection: Any) -> bool:
+        attach_mcp(self, connection)
+        return True
+
+    def detach_mcp(self) -> None:
+        detach_mcp(self)
 
     # -- payloads -----------------------------------------------------------------------
     def _layers(self) -> list[LayerText]:
@@ -215,12 +238,23 @@ class RoundtableSession(SessionProtocol):
         messages = [ChatMessage(role="system", content=system)] if system else []
         fitted = fit_to_budget(messages, [], [ChatMessage(role="user", content=document)],
                                budget=self.budget)
-        request = ChatRequest(model=actor.model or self.model, messages=fitted.messages)
+        request = ChatRequest(model=actor.model or self.model, messages=fitted.messages,
+                              kind="roundtable")
+        label = f"Turn {self.state.turn}: {actor.name}"
+        # The whole request on screen: the system layer marked in the system message (the
+        # protocol layer is inside the meeting document), the meeting document as itself.
+        # The call path (measure=False) skips it, as it skips section sizes: only views
+        # read them, and rendering costs ~1.5 ms a turn at 200 candidates.
+        shown = ""
+        if measure:
+            marked = [layers["system"]] if "system" in layers else []
+            shown = render_request(request, marked, {len(request.messages) - 1: element},
+                                   label=label)
         return PendingPayload(
             actor_id=actor.id,
-            label=f"Turn {self.state.turn}: {actor.name}",
+            label=label,
             request=request,
-            document=document,
+            document=shown,
             sections=section_sizes(element) if measure else [],
             layers=list(layers.values()),
         )
@@ -244,7 +278,8 @@ class RoundtableSession(SessionProtocol):
         # Refusals were shown in this window: they are delivered, so clear them.
         s.feedback.pop(actor.id, None)
         s.inferences_this_turn += 1
-        outcome = await self.call_model(actor.id, payload.request)
+        outcome = await self.call_model(actor.id, payload.request, label=payload.label,
+                                        layers=payload.layers)
         if outcome.status != CallStatus.OK:
             what = "stopped" if outcome.status == CallStatus.CANCELLED else "failed"
             s.transcript.append(TranscriptLine(
@@ -341,41 +376,3 @@ class RoundtableSession(SessionProtocol):
                                            turn=s.turn, text=reason))
         self.emit(StateChanged(part="ended"))
         self.emit(SessionEnded(reason=reason))
-
-    def next_action(self) -> str | None:
-        """What a user would click next: "run_tools", "next_turn" (the actor has had its
-        inferences) or "infer"; None when a human seat must write the reply."""
-        s = self.state
-        if s.phase == TurnPhase.TOOLS_PENDING:
-            return "run_tools"
-        if s.actor.human:
-            return None
-        if s.inferences_this_turn >= self.max_inferences_per_turn:
-            return "next_turn"
-        return "infer"
-
-    async def _auto(self, steps: int) -> None:
-        """At most `steps` actions, each what the user would have clicked next."""
-        self._stop_requested = False
-        self._auto_running = True
-        try:
-            for done in range(steps):
-                if self.ended or self._stop_requested:
-                    break
-                self.emit(PhaseChanged(phase="auto", detail=f"step {done + 1} of {steps}"))
-                ok = True
-                step = self.next_action()
-                if step == "run_tools":
-                    ok = await self._run_tools()
-                elif step is None:
-                    who = self.state.actor.name
-                    self.emit(Notice(message=f"Auto paused: {who} is a human seat."))
-                    break
-                elif step == "next_turn":
-                    self._advance(by_user=False)
-                else:
-                    ok = await self._infer()
-                if not ok:
-                    break  # a failed call stops the flow: the user decides what next
-        finally:
-            self._auto_running = False

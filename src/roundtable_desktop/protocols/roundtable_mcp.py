@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Protocol
 from weakref import WeakKeyDictionary
 
 from roundtable_desktop.domain.events import StateChanged
-from roundtable_desktop.protocols.roundtable import RoundtableSession
 from roundtable_desktop.sources.mcp_search import SEARCH_TOOL, mcp_search_for
 
 if TYPE_CHECKING:
+    from roundtable_desktop.protocols.roundtable import RoundtableSession
     from roundtable_desktop.sources.mcp_model import ToolOutput
 
 NOT_CONNECTED = "not connected"

@@ -6,7 +6,8 @@ candidates against the interests in its own actor prompt, commits picks with rea
 coverage is thin (through fetchCandidatesMCP when the MCP section says connected and
 lists search_videos), passes when it has nothing new, and, as Administrator, finalizes a
 balanced list in round three. Deterministic for a given payload and seed.
-Must not import application state or other layers: it only reads the request.
+The roundtable kind registers it for purpose "reply" (protocols/roundtable_kind.py).
+Must not read application state: it only reads the request.
 """
 
 from __future__ import annotations

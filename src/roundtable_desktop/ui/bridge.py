@@ -23,6 +23,7 @@ from roundtable_desktop.domain.events import (
     ToolRan,
 )
 from roundtable_desktop.domain.meeting import MeetingState
+from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.protocols.launch import SessionHandle
 from roundtable_desktop.store.database import SessionStore
 
@@ -43,7 +44,7 @@ class EngineBridge(QObject):
         super().__init__(parent)
         self._handle: SessionHandle | None = None
         self._unsubscribe: Callable[[], None] | None = None
-        self._replay_state: MeetingState | None = None
+        self._replay_session: SessionProtocol | None = None
         self._replay_store: SessionStore | None = None
         self._replay_session_id: str | None = None
 
@@ -54,14 +55,17 @@ class EngineBridge(QObject):
 
     @property
     def read_only(self) -> bool:
-        return self._replay_state is not None
+        return self._replay_session is not None
+
+    def session(self) -> SessionProtocol | None:
+        """The session the docks show: the replayed one in replay, else the live one."""
+        if self._replay_session is not None:
+            return self._replay_session
+        return self._handle.session if self._handle is not None else None
 
     def state(self) -> MeetingState | None:
-        if self._replay_state is not None:
-            return self._replay_state
-        if self._handle is None:
-            return None
-        state = getattr(self._handle.session, "state", None)
+        """The meeting state for the roundtable docks (None for other kinds)."""
+        state = getattr(self.session(), "state", None)
         return state if isinstance(state, MeetingState) else None
 
     def store(self) -> SessionStore | None:
@@ -84,15 +88,16 @@ class EngineBridge(QObject):
             self._unsubscribe()
         self._unsubscribe = None
         self._handle = None
-        self._replay_state = None
+        self._replay_session = None
         if emit:
             self.sessionChanged.emit()
 
-    def show_replay(self, store: SessionStore, session_id: str, state: MeetingState) -> None:
+    def show_replay(self, store: SessionStore, session_id: str,
+                    session: SessionProtocol) -> None:
         """Serve a stored state read-only (replay); the live session stays detached."""
         self.detach(emit=False)
         self._replay_store, self._replay_session_id = store, session_id
-        self._replay_state = state
+        self._replay_session = session
         self.sessionChanged.emit()
 
     def _on_engine_event(self, event: Event) -> None:

@@ -1,4 +1,4 @@
-"""Which docks and bars the window has, where they start, and importing them safely.
+"""Which docks the window has, where they start, and importing them safely.
 
 The docks live in ui/docks/ and are built by their own modules; the window knows them
 only by module, class name, starting area and the window services they take (keyword
@@ -43,23 +43,6 @@ DOCKS: tuple[DockSpec, ...] = (
              tab_with="TranscriptDock"),
 )
 
-# Replay controls: the first of these that exists is used.
-REPLAY_CANDIDATES: tuple[tuple[str, str], ...] = (
-    ("replay_bar", "ReplayBar"),
-    ("docks.replay_bar", "ReplayBar"),
-    ("docks.replay_dock", "ReplayBar"),
-    ("docks.replay_dock", "ReplayDock"),
-    ("dialogs.replay_bar", "ReplayBar"),
-    ("dialogs.replay_dialog", "ReplayBar"),
-    ("dialogs.replay_dialog", "ReplayDialog"),
-)
-SESSION_LIST_CANDIDATES: tuple[tuple[str, str], ...] = (
-    ("dialogs.session_list_dialog", "SessionListDialog"),
-)
-SETTINGS_CANDIDATES: tuple[tuple[str, str], ...] = (
-    ("dialogs.settings_dialog", "SettingsDialog"),
-)
-
 
 def load_class(module: str, class_name: str) -> tuple[type | None, str]:
     """The class, or None and why not ("" when its module simply does not exist yet)."""
@@ -76,14 +59,3 @@ def load_class(module: str, class_name: str) -> tuple[type | None, str]:
         return None, f"{class_name} could not be loaded ({type(exc).__name__}: {exc})."
     cls = getattr(found, class_name, None)
     return (cls, "") if isinstance(cls, type) else (None, "")
-
-
-def first_class(candidates: tuple[tuple[str, str], ...]) -> tuple[type | None, str]:
-    problems = []
-    for module, class_name in candidates:
-        cls, problem = load_class(module, class_name)
-        if cls is not None:
-            return cls, ""
-        if problem:
-            problems.append(problem)
-    return None, " ".join(problems)

@@ -10,7 +10,7 @@ not grey out the toolbar, and New session must not cancel it. The window awaits
 controller stops the child too (and the child stops by itself when our stdin pipe closes).
 
 While connected (or after the connection was lost) the live roundtable session is
-attached with `attach_mcp`, so its context window's MCP section shows the status and the
+attached with its `attach_mcp`, so its context window's MCP section shows the status and the
 tool names; it is re-attached when the live session changes and detached on Disconnect.
 In replay it leaves the live connection and the live session as they are.
 When nothing listens at the address the bundled server would use, `offer` holds that
@@ -31,8 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from roundtable_desktop.protocols.roundtable import RoundtableSession
-from roundtable_desktop.protocols.roundtable_mcp import attach_mcp, detach_mcp
+from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.sources.mcp_address import DEFAULT_HOST, DEFAULT_PORT, endpoint_url
 from roundtable_desktop.sources.mcp_model import DEFAULT_MCP_URL, McpError, display_url
 from roundtable_desktop.sources.mcp_process import (
@@ -121,8 +120,8 @@ class McpController(QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._starting: asyncio.Future[BundledServer] | None = None
         self._guard = _ChildGuard()
-        self._live: RoundtableSession | None = None
-        self._attached: RoundtableSession | None = None
+        self._live: SessionProtocol | None = None
+        self._attached: SessionProtocol | None = None
         self._closed = False
         self._check_timer = QTimer(self)
         self._check_timer.setInterval(check_interval_ms)
@@ -350,15 +349,15 @@ class McpController(QObject):
         if wanted and self._live is not None and self._attached is not self._live:
             self._detach()
             assert connection is not None
-            attach_mcp(self._live, connection)
-            self._attached = self._live
+            if self._live.attach_mcp(connection):  # False: this kind uses no MCP tools
+                self._attached = self._live
         elif not wanted:
             self._detach()
 
     def _detach(self) -> None:
         attached, self._attached = self._attached, None
         if attached is not None:
-            detach_mcp(attached)
+            attached.detach_mcp()
 
     # -- slots ---------------------------------------------------------------------------------
     def _on_connection_changed(self) -> None:
@@ -377,7 +376,7 @@ class McpController(QObject):
             return  # replay: the live session and its connection stay as they are
         handle = self._bridge.handle
         session = handle.session if handle is not None else None
-        live = session if isinstance(session, RoundtableSession) else None
+        live = session
         if live is not self._live and self._attached is not None:
             self._detach()
         self._live = live

@@ -1,9 +1,9 @@
 """The replay bar: step through a stored session read-only, one model call at a time.
 
-Each step is one recorded call. The bar emits `payloadChanged` with that call's user
-message exactly as stored (the payload as it was sent, byte for byte) for the context
-view, and hands the bridge the meeting state recorded right after the action that made
-the call (`bridge.show_replay`), so every dock shows that moment. Steps are matched to
+Each step is one recorded call. The bar emits `payloadChanged` with that call's whole
+request as stored (system prompt with its layers marked, every message: the payload as
+it was sent, byte for byte) rendered for the context view, and hands the bridge the
+session as it was right after the action that made the call (`bridge.show_replay`), so every dock shows that moment. Steps are matched to
 checkpoints by the order of the recorded events (CallStarted, then the ActionFinished
 or SessionEnded that closed its action), falling back to timestamps.
 Must not write to the store or run anything; leaving replay is the window's business
@@ -15,12 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QSlider, QToolBar, QWidget
 
+from roundtable_desktop.context.request_document import render_request, stored_documents
+from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.domain.events import ActionFinished, CallStarted, SessionEnded
-from roundtable_desktop.domain.meeting import MeetingState
+from roundtable_desktop.protocols.base import SessionProtocol
+from roundtable_desktop.protocols.replay_state import replay_session
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.records import CallRecord, Checkpoint
 from roundtable_desktop.ui.bridge import EngineBridge
@@ -69,13 +73,18 @@ def _checkpoint_after_call(
     return after if closed == checkpoint_count else None
 
 
+def request_document(call: CallRecord) -> str:
+    """The stored request of `call` as the context view shows a live one."""
+    try:
+        request = ChatRequest.model_validate(
+            {**call.request, "purpose": call.purpose, "kind": ""})
+    except ValidationError:
+        return ""
+    return render_request(request, call.layers, stored_documents(request), label=call.label)
+
+
 def _first_checkpoint_after(checkpoints: list[Checkpoint], ts: float) -> Checkpoint | None:
     return next((c for c in checkpoints if c.ts >= ts), None)
-
-
-def meeting_of(state: dict[str, Any]) -> MeetingState | None:
-    data = state.get("meeting")
-    return MeetingState.model_validate(data) if isinstance(data, dict) else None
 
 
 class ReplayBar(QToolBar):
@@ -92,7 +101,8 @@ class ReplayBar(QToolBar):
         self._session_id: str | None = None
         self._steps: list[ReplayStep] = []
         self._index = -1
-        self._states: dict[int, MeetingState | None] = {}
+        self._kind = ""
+        self._states: dict[int, SessionProtocol | None] = {}
 
         self.title_label = QLabel("Replay")
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -147,6 +157,7 @@ class ReplayBar(QToolBar):
         """Load a stored session and show its first call; returns the number of steps."""
         record = store.get_session(session_id)
         self._store, self._session_id = store, session_id
+        self._kind = record.kind
         self._steps = replay_steps(store, session_id)
         self._states = {}
         self._index = -1
@@ -164,9 +175,9 @@ class ReplayBar(QToolBar):
         if self._steps:
             self.set_step(0)
         else:
-            state = meeting_of(record.state)
-            if state is not None:
-                self.bridge.show_replay(store, session_id, state)
+            session = replay_session(record.kind, record.state)
+            if session is not None:
+                self.bridge.show_replay(store, session_id, session)
             self.step_label.setText("This session has no model calls.")
             self.payloadChanged.emit("")
             self._update_controls()
@@ -179,7 +190,7 @@ class ReplayBar(QToolBar):
         self._index = index
         step = self._steps[index]
         if index not in self._states:
-            self._states[index] = meeting_of(step.state)
+            self._states[index] = replay_session(self._kind, step.state)
         state = self._states[index]
         if state is not None:
             self.bridge.show_replay(self._store, self._session_id, state)
@@ -190,7 +201,7 @@ class ReplayBar(QToolBar):
         self.step_label.setText(short)
         self.step_label.setToolTip(full)
         self._update_controls()
-        self.payloadChanged.emit(step.call.user_text())
+        self.payloadChanged.emit(request_document(step.call))
         self.stepChanged.emit(index, len(self._steps))
 
     def next_step(self) -> None:
@@ -209,14 +220,15 @@ class ReplayBar(QToolBar):
         self.closed.emit()
 
     # -- plumbing -----------------------------------------------------------------------
-    def _describe(self, step: ReplayStep, state: MeetingState | None) -> tuple[str, str]:
+    def _describe(self, step: ReplayStep, state: SessionProtocol | None) -> tuple[str, str]:
         """A short label for the bar and a full sentence for its tooltip."""
         call = step.call
         who = call.actor_id or "no actor"
-        if state is not None and call.actor_id:
-            actor = state.actor_by_id(call.actor_id)
-            who = actor.name if actor else who
-        turn = f" · turn {state.turn}" if state is not None else ""
+        summary = state.summary() if state is not None else None
+        if summary is not None and call.actor_id:
+            who = summary.name_of(call.actor_id)
+        turn = f" · {summary.progress.split(' · ')[0].lower()}" if summary and summary.progress \
+            else ""
         short = f"{self._index + 1}/{len(self._steps)} · {who}{turn}"
         full = (f"Call {self._index + 1} of {len(self._steps)} by {who}{turn}, "
                 f"{call.status.value}; the docks show the state after its action "

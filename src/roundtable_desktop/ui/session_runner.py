@@ -28,6 +28,7 @@ from roundtable_desktop.protocols.launch import (
     reopen_session,
     start_session,
 )
+from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
 from roundtable_desktop.sources.base import CandidateSource, SourceError
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
@@ -43,6 +44,7 @@ class ClientChoice:
     model: str
     provider: str
     note: str = ""
+    parallel: int = DEFAULT_PARALLEL  # model calls a session may have in flight at once
 
 
 ClientFactory = Callable[[], ClientChoice]
@@ -200,13 +202,14 @@ class SessionRunner(QObject):
         choice = self._choice
         handle = await start_session(kind, store=self._store, client=choice.client,
                                      source=self._source, model=choice.model,
-                                     provider=choice.provider, scenario=scenario)
+                                     provider=choice.provider, scenario=scenario,
+                                     parallel=choice.parallel)
         self._replace(handle)
 
     async def _reopen(self, session_id: str) -> None:
         await self._cancel_all()
         handle = reopen_session(session_id, store=self._store, client=self._choice.client,
-                                source=self._source)
+                                source=self._source, parallel=self._choice.parallel)
         self._replace(handle)
 
     def _replace(self, handle: SessionHandle) -> None:
@@ -235,6 +238,7 @@ class SessionRunner(QObject):
         if self._handle is not None:
             session = self._handle.session
             session.client = self._choice.client
+            session.set_parallel(self._choice.parallel)
             # Roundtable sessions name their default model; a new provider means a new name.
             if hasattr(session, "model") and hasattr(session, "provider"):
                 session.model = self._choice.model

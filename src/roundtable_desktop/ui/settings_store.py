@@ -50,6 +50,8 @@ class AppSettings:
                                      default.connect_timeout_s),
             read_timeout_s=_float(self.qsettings.value(f"{_MODEL}/read_timeout_s"),
                                   default.read_timeout_s),
+            parallel_calls=min(32, max(1, int(_float(
+                self.qsettings.value(f"{_MODEL}/parallel_calls"), default.parallel_calls)))),
         )
 
     def set_model_settings(self, settings: ModelSettings) -> None:

@@ -14,18 +14,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QToolBar, QWidget
+from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
+from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.protocols.session_export import export_session
 from roundtable_desktop.store.database import StoreError
-from roundtable_desktop.store.export import export_session
-from roundtable_desktop.ui.dock_set import (
-    REPLAY_CANDIDATES,
-    SESSION_LIST_CANDIDATES,
-    SETTINGS_CANDIDATES,
-    first_class,
-)
+from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
+from roundtable_desktop.ui.dialogs.settings_dialog import SettingsDialog
+from roundtable_desktop.ui.replay_bar import ReplayBar
 from roundtable_desktop.ui.theme import THEMES
 
 if TYPE_CHECKING:
@@ -44,7 +42,7 @@ class WindowMenus(QObject):
         super().__init__(window)
         self.window = window
         self._dialogs: list[QWidget] = []  # non-modal dialogs kept alive while open
-        self.replay_widget: QWidget | None = None
+        self.replay_widget: ReplayBar | None = None
         bar = window.menuBar()
         self.file_menu = bar.addMenu("&File")
         self.view_menu = bar.addMenu("&View")
@@ -93,7 +91,7 @@ class WindowMenus(QObject):
             if info.id == current or info.kind != "roundtable":
                 continue
             when = datetime.fromtimestamp(info.updated_at).strftime("%d %b %H:%M")
-            label = f"{info.title} — {when} — {info.call_count} calls ({info.status})"
+            label = f"{info.title} — {when} — {count_of(info.call_count, 'call')} ({info.status})"
             action = self.recent_menu.addAction(label.replace("&", "&&"))
             action.triggered.connect(lambda _=False, sid=info.id: self.window.runner.reopen(sid))
             shown += 1
@@ -128,20 +126,13 @@ class WindowMenus(QObject):
         self.window.status.showMessage(f"Exported to {path}", 8000)
 
     def open_settings(self) -> None:
-        cls, problem = first_class(SETTINGS_CANDIDATES)
-        if cls is None:
-            self.window.show_notice("warning", problem or "The settings dialog is not built yet.",
-                                    "Run headless with: roundtable run --base-url ... instead.")
-            return
-        dialog = cls(self.window.settings, self.window.key_store, self.window)
+        dialog = SettingsDialog(self.window.settings, self.window.key_store, self.window)
         dialog.accepted.connect(self.window.runner.rebuild_client)
         mcp_dock = self.window.docks.get("mcpDock")
         if mcp_dock is not None and hasattr(mcp_dock, "reload_url"):
             dialog.accepted.connect(mcp_dock.reload_url)
-        saved = getattr(dialog, "saved", None)
-        if saved is not None:
-            saved.connect(lambda message: self.window.show_notice("info", message, "")
-                          if message else None)
+        dialog.saved.connect(lambda message: self.window.show_notice("info", message, "")
+                             if message else None)
         self._keep_open(dialog)
 
     def _keep_open(self, dialog: Any) -> None:
@@ -167,48 +158,30 @@ class WindowMenus(QObject):
 
     # -- Replay -----------------------------------------------------------------------------
     def _on_replay_triggered(self) -> None:
-        cls, problem = first_class(SESSION_LIST_CANDIDATES)
-        if cls is None:
-            self.window.show_notice("warning", problem or "Replay is not built yet.",
-                                    "Export the session as HTML to read its calls.")
-            return
-        dialog = cls(self.window.runner.store, self.window)
+        dialog = SessionListDialog(self.window.runner.store, self.window)
         dialog.sessionChosen.connect(self.start_replay)
         self._keep_open(dialog)
 
     def start_replay(self, session_id: str) -> None:
         """Step through a stored session read-only; the live session keeps running."""
         widget = self._replay_widget()
-        if widget is None:
-            return
         try:
-            widget.open_session(self.window.runner.store, session_id)  # type: ignore[attr-defined]
+            widget.open_session(self.window.runner.store, session_id)
         except StoreError as exc:
             self.window.show_notice("error", str(exc), "Choose another session.")
             return
         widget.show()
         self.sync_checks()
 
-    def _replay_widget(self) -> QWidget | None:
+    def _replay_widget(self) -> ReplayBar:
+        """The replay bar, built on first use under the session toolbar."""
         if self.replay_widget is not None:
             return self.replay_widget
-        cls, problem = first_class(REPLAY_CANDIDATES)
-        if cls is None:
-            self.window.show_notice("warning", problem or "Replay is not built yet.",
-                                    "Export the session as HTML to read its calls.")
-            return None
-        widget = cls(self.window.bridge, self.window)
-        if isinstance(widget, QDockWidget):
-            self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, widget)
-        elif isinstance(widget, QToolBar):
-            self.window.addToolBarBreak()
-            self.window.addToolBar(widget)
-        payload_changed = getattr(widget, "payloadChanged", None)
-        if payload_changed is not None:
-            payload_changed.connect(self._on_replay_payload_changed)
-        closed = getattr(widget, "closed", None)
-        if closed is not None:
-            closed.connect(self._on_replay_closed)
+        widget = ReplayBar(self.window.bridge, self.window)
+        self.window.addToolBarBreak()
+        self.window.addToolBar(widget)
+        widget.payloadChanged.connect(self._on_replay_payload_changed)
+        widget.closed.connect(self._on_replay_closed)
         self.replay_widget = widget
         return widget
 
@@ -216,9 +189,8 @@ class WindowMenus(QObject):
         self.window.context_view.show_document(document, "Replay — this payload as it was sent")
 
     def _on_live_triggered(self) -> None:
-        leave = getattr(self.replay_widget, "leave", None)
-        if callable(leave):
-            leave()  # emits closed, which comes back to _on_replay_closed
+        if self.replay_widget is not None:
+            self.replay_widget.leave()  # emits closed, which comes back to _on_replay_closed
         else:
             self._on_replay_closed()
 

@@ -3,9 +3,12 @@
 Keys go only to the OS keyring through KeyStore (llm/keys.py), never to the settings
 file; the dialog says which keyring holds them, or that none is usable and keys are kept
 in memory for this run only. Key fields start empty (a stored key is never shown) and
-an empty field keeps the stored key. Test connection sends one 1-token request with the
-values in the form, asynchronously (asyncio.ensure_future, no blocking), and says what
-happened in plain words. Open it with `open()`; never `exec()` it inside a coroutine.
+an empty field keeps the stored key; "Forget key" is enabled only while a key is stored
+(the keyring or memory, not the environment, which it cannot forget). The provider list
+is as wide as its longest entry at the current font, zoom included. Test connection
+sends one 1-token request with the values in the form, asynchronously
+(asyncio.ensure_future, no blocking), and says what happened in plain words. Open it
+with `open()`; never `exec()` it inside a coroutine.
 Must not write keys anywhere but KeyStore, and never show a key in a message.
 """
 
@@ -26,6 +29,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -115,6 +120,13 @@ class SettingsDialog(QDialog):
 
         current = settings.model_settings()
         self.provider_combo = QComboBox()
+        # As wide as the longest entry at the current font, which zoom changes after the
+        # first show; the size hint is the minimum because QComboBox keeps its minimum
+        # size hint from the first font.
+        self.provider_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        policy = self.provider_combo.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Minimum)
+        self.provider_combo.setSizePolicy(policy)
         for preset in PRESETS.values():
             self.provider_combo.addItem(preset.label, preset.id)
         self.base_url_edit = QLineEdit(current.base_url)
@@ -125,6 +137,13 @@ class SettingsDialog(QDialog):
         self.forget_key_button = QPushButton("Forget key")
         self.youtube_key_edit = _secret_edit("youtubeKey")
         self.forget_youtube_button = QPushButton("Forget key")
+        self.parallel_spin = QSpinBox()
+        self.parallel_spin.setObjectName("parallelCalls")
+        self.parallel_spin.setRange(1, 32)
+        self.parallel_spin.setValue(current.parallel_calls)
+        self.parallel_spin.setToolTip(
+            "How many model calls one session may send at once (a debate round asks every "
+            "agent together). Lower it if the provider rate-limits you.")
         self.mcp_url_edit = QLineEdit(settings.mcp_url)
         self.mcp_url_edit.setObjectName("mcpUrl")
         self.mcp_url_edit.setPlaceholderText(DEFAULT_MCP_URL)
@@ -151,6 +170,7 @@ class SettingsDialog(QDialog):
         model_form.addRow("Base URL", self.base_url_edit)
         model_form.addRow("Model", self.model_edit)
         model_form.addRow("API key", _row(self.api_key_edit, self.forget_key_button))
+        model_form.addRow("Calls at once", self.parallel_spin)
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
         test_row.addWidget(self.test_label, 1)
@@ -198,6 +218,7 @@ class SettingsDialog(QDialog):
             "provider": self.provider_combo.currentData(),
             "base_url": self.base_url_edit.text().strip(),
             "model": self.model_edit.text().strip(),
+            "parallel_calls": self.parallel_spin.value(),
         })
 
     def keyring_status(self) -> str:
@@ -222,11 +243,16 @@ class SettingsDialog(QDialog):
         self.api_key_edit.setEnabled(not offline)
 
     def _update_key_hints(self) -> None:
-        for edit, name in ((self.api_key_edit, LLM_KEY), (self.youtube_key_edit, YOUTUBE_KEY)):
+        for edit, forget, name in (
+            (self.api_key_edit, self.forget_key_button, LLM_KEY),
+            (self.youtube_key_edit, self.forget_youtube_button, YOUTUBE_KEY),
+        ):
             stored = self._keys.get(name, env=False) is not None
             edit.setPlaceholderText(
                 "A key is stored; type a new one to replace it" if stored else "No key set"
             )
+            forget.setEnabled(stored)
+            forget.setToolTip("" if stored else "No key is stored.")
         self.keyring_label.setText(self._keys.status())
 
     def _forget(self, name: str) -> None:

@@ -1,0 +1,115 @@
+"""The registry of session kinds: launch, the CLI, export, replay and the window go
+through it and never name a kind's classes.
+
+A kind registers one `KindSpec`: how to create a session from a scenario, how to restore
+one from stored state, its scenarios, its offline policies (by purpose), its headless
+driver and how it summarizes a stored state (export, replay, the session list). The built
+kinds are imported here by name; tests register their own with `register_kind`.
+Must not import Qt and must hold no session state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from roundtable_desktop.domain.summary import SessionSummary
+from roundtable_desktop.llm.client import ChatClient
+from roundtable_desktop.llm.offline import Policy, register_offline_policy
+from roundtable_desktop.protocols.base import SessionProtocol
+from roundtable_desktop.protocols.bus import EventBus
+from roundtable_desktop.protocols.headless import HeadlessDriver, drive_headless
+from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.sources.base import CandidateSource
+
+# Kinds the window and CLI name but that are not built yet (each has an open issue).
+PLANNED_KINDS: tuple[str, ...] = ("negotiation", "legion", "tutor", "debate")
+
+
+class UnknownKind(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    name: str
+    title: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionContext:
+    """What a kind may use to build a session: the model client and the shared services."""
+
+    client: ChatClient
+    model: str
+    provider: str
+    source: CandidateSource | None = None
+    bus: EventBus | None = None
+    parallel: int = DEFAULT_PARALLEL
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    name: str
+    title: str
+    description: str
+    scenarios: Callable[[], list[Scenario]]
+    create: Callable[[SessionContext, str], Awaitable[SessionProtocol]]
+    restore: Callable[[SessionContext, dict[str, Any]], SessionProtocol]
+    summarize: Callable[[dict[str, Any]], SessionSummary]
+    offline_policies: Mapping[str, Policy] = field(default_factory=dict)
+    drive: HeadlessDriver = drive_headless
+
+    def scenario_names(self) -> list[str]:
+        return [s.name for s in self.scenarios()]
+
+
+_KINDS: dict[str, KindSpec] = {}
+
+
+def register_kind(spec: KindSpec) -> Callable[[], None]:
+    """Add (or replace) a kind and its offline policies; returns a function that removes
+    the kind again (tests)."""
+    _KINDS[spec.name] = spec
+    for purpose, policy in spec.offline_policies.items():
+        register_offline_policy(spec.name, purpose, policy)
+    return lambda: _KINDS.pop(spec.name, None) and None
+
+
+def kind_spec(name: str) -> KindSpec:
+    found = _KINDS.get(name)
+    if found is not None:
+        return found
+    if name in PLANNED_KINDS:
+        raise UnknownKind(f"The {name} session kind is not built yet; "
+                          f"these run now: {', '.join(_KINDS)}.")
+    raise UnknownKind(f"Unknown session kind {name!r}; choose one of: {', '.join(_KINDS)}.")
+
+
+def all_kinds() -> list[KindSpec]:
+    return list(_KINDS.values())
+
+
+def kind_names() -> list[str]:
+    return list(_KINDS)
+
+
+def summarize_stored(kind: str, state: dict[str, Any]) -> SessionSummary | None:
+    """The summary of a stored state, or None when its kind is unknown or the state
+    cannot be read (export and replay still show the calls)."""
+    try:
+        return kind_spec(kind).summarize(state)
+    except (UnknownKind, KeyError, TypeError, ValueError):
+        return None
+
+
+def _register_built_kinds() -> None:
+    from roundtable_desktop.protocols.roundtable_kind import ROUNDTABLE
+
+    register_kind(ROUNDTABLE)
+
+
+_register_built_kinds()

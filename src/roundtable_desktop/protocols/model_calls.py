@@ -1,0 +1,232 @@
+"""Model calls for a session: any number in flight, under a per-session limit.
+
+`call_model` sends one request and streams it as events keyed by its `call_id`;
+`call_many` sends several at once (a debate round, legion minions) and returns their
+outcomes in order. At most `parallel` calls stream at the same time; the rest wait for a
+slot. `busy` is true while any call runs or waits. `cancel_calls()` (Stop) cancels every
+call in flight, each keeping its partial text (status `cancelled`), and calls still
+waiting for a slot return `cancelled` without being sent. Cancelling a caller (the app
+quitting) records its call's partial text and propagates.
+
+The CallStarted event (which the recorder writes before anything else sees it) is emitted
+before the request is sent, with the request exactly as the client will send it: the
+client's `adapt()` runs first. A provider that refuses `response_format` is remembered by
+the client; the refused call is recorded as failed and the adapted request is sent once
+more as a new call. Must not import Qt and must not know any session kind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatRequest, Usage
+from roundtable_desktop.domain.events import (
+    CallFinished,
+    CallStarted,
+    Event,
+    Notice,
+    PhaseChanged,
+    TokenReceived,
+)
+from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.domain.tokens import estimate_tokens
+from roundtable_desktop.llm.client import ChatClient, Delta, Finish
+from roundtable_desktop.llm.errors import LLMError, ResponseFormatRefused
+from roundtable_desktop.protocols.bus import EventBus
+
+DEFAULT_PARALLEL = 4
+MAX_PARALLEL = 32
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCall:
+    """One request for `call_many`: who makes it, what is sent, how the views name it."""
+
+    actor_id: str | None
+    request: ChatRequest
+    label: str = ""
+    layers: Sequence[LayerText] = field(default_factory=tuple)
+
+
+class ModelCaller:
+    """Owns a session's calls in flight. SessionProtocol inherits it."""
+
+    def __init__(self, *, client: ChatClient, bus: EventBus, parallel: int) -> None:
+        self.client = client
+        self.bus = bus
+        self._parallel = _clamp(parallel)
+        self._slots: asyncio.Semaphore | None = None
+        self._inflight: dict[str, asyncio.Task[None]] = {}
+        self._waiting = 0
+        self._epoch = 0  # bumped by cancel_calls: a waiting call of an older epoch never starts
+
+    def emit(self, event: Event) -> None:
+        self.bus.emit(event)
+
+    # -- the limit --------------------------------------------------------------------
+    @property
+    def parallel(self) -> int:
+        return self._parallel
+
+    def set_parallel(self, limit: int) -> None:
+        """Change the limit; calls already running keep their slots."""
+        self._parallel = _clamp(limit)
+        self._slots = None  # made again, with the new size, by the next call
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._inflight) or self._waiting > 0
+
+    @property
+    def calls_in_flight(self) -> int:
+        return len(self._inflight)
+
+    def cancel_calls(self) -> None:
+        self._epoch += 1
+        for task in list(self._inflight.values()):
+            if not task.done():
+                task.cancel()
+
+    # -- sending ------------------------------------------------------------------------
+    async def call_many(self, calls: Sequence[ModelCall]) -> list[CallOutcome]:
+        """Send every call (at most `parallel` at once); outcomes in the order given."""
+        return list(await asyncio.gather(*(
+            self.call_model(c.actor_id, c.request, label=c.label, layers=c.layers)
+            for c in calls
+        )))
+
+    async def call_model(
+        self, actor_id: str | None, request: ChatRequest, *, label: str = "",
+        layers: Sequence[LayerText] = (),
+    ) -> CallOutcome:
+        """Send one request, streaming tokens as events. Never raises for call failures."""
+        epoch = self._epoch
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._parallel)
+        slots = self._slots
+        self._waiting += 1
+        try:
+            await slots.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            if epoch != self._epoch:
+                return CallOutcome(status=CallStatus.CANCELLED,
+                                   error="Stopped before it was sent.")
+            outcome = await self._send(actor_id, self.client.adapt(request), label, layers)
+            if outcome.status == CallStatus.FAILED and outcome.refused_format:
+                outcome = await self._send(actor_id, self.client.adapt(request), label, layers)
+            return outcome
+        finally:
+            slots.release()
+
+    async def _send(
+        self, actor_id: str | None, request: ChatRequest, label: str,
+        layers: Sequence[LayerText],
+    ) -> _Outcome:
+        call_id = uuid.uuid4().hex
+        self.emit(CallStarted(
+            call_id=call_id, actor_id=actor_id, model=request.model,
+            endpoint=self.client.endpoint, request=request.to_body(),
+            purpose=request.purpose, kind=request.kind, label=label, layers=list(layers),
+        ))
+        self.emit(PhaseChanged(phase="streaming", actor_id=actor_id, detail="0 tokens"))
+        stream = _Stream(started=time.perf_counter())
+
+        async def consume() -> None:
+            async for item in self.client.stream(request):
+                if isinstance(item, Delta):
+                    stream.add(item.text)
+                    self.emit(TokenReceived(call_id=call_id, text=item.text,
+                                            count=len(stream.parts)))
+                elif isinstance(item, Finish):
+                    stream.finish = item
+
+        task = asyncio.ensure_future(consume())
+        self._inflight[call_id] = task
+        result: _Outcome | None = None
+        try:
+            await asyncio.shield(task)
+            result = stream.outcome(self.client, request, CallStatus.OK)
+        except asyncio.CancelledError:
+            if task.cancelled() and not _caller_cancelled():
+                result = stream.outcome(self.client, request, CallStatus.CANCELLED,
+                                        "Stopped by the user.")
+            else:
+                task.cancel()
+                result = stream.outcome(self.client, request, CallStatus.CANCELLED,
+                                        "The application stopped the call.")
+                raise
+        except ResponseFormatRefused as exc:
+            result = stream.outcome(self.client, request, CallStatus.FAILED, exc.message)
+            result.refused_format = True
+        except LLMError as exc:
+            status = CallStatus.PARTIAL if stream.parts else CallStatus.FAILED
+            result = stream.outcome(self.client, request, status, exc.message)
+            self.emit(Notice(level="error", message=exc.message, hint=exc.hint))
+        except Exception as exc:  # a client bug must not lose the call record
+            result = stream.outcome(self.client, request, CallStatus.FAILED,
+                                    f"{type(exc).__name__}: {exc}")
+            self.emit(Notice(level="error", message=f"The model call failed: {exc}"))
+        finally:
+            self._inflight.pop(call_id, None)
+            if result is not None:
+                self.emit(CallFinished(call_id=call_id, actor_id=actor_id,
+                                       outcome=result.public(), purpose=request.purpose))
+        return result
+
+
+class _Outcome(CallOutcome):
+    """A CallOutcome plus whether the provider refused `response_format` (resend once)."""
+
+    refused_format: bool = False
+
+    def public(self) -> CallOutcome:
+        return CallOutcome.model_validate(self.model_dump(exclude={"refused_format"}))
+
+
+@dataclass
+class _Stream:
+    started: float
+    parts: list[str] = field(default_factory=list)
+    first_ms: float | None = None
+    finish: Finish | None = None
+
+    def add(self, text: str) -> None:
+        if self.first_ms is None:
+            self.first_ms = (time.perf_counter() - self.started) * 1000
+        self.parts.append(text)
+
+    def outcome(self, client: ChatClient, request: ChatRequest, status: CallStatus,
+                error: str | None = None) -> _Outcome:
+        text = "".join(self.parts)
+        finish = self.finish
+        usage = finish.usage if finish else Usage(
+            prompt_tokens=sum(estimate_tokens(m.content) for m in request.messages),
+            completion_tokens=estimate_tokens(text),
+            estimated=True,
+        )
+        return _Outcome(
+            status=status,
+            text=text,
+            usage=usage,
+            latency_ms=(time.perf_counter() - self.started) * 1000,
+            first_token_ms=self.first_ms,
+            cost_usd=client.estimate_cost(request.model, usage),
+            error=error,
+            finish_reason=finish.finish_reason if finish else None,
+            tool_calls=list(finish.tool_calls) if finish else [],
+        )
+
+
+def _clamp(limit: int) -> int:
+    return max(1, min(int(limit), MAX_PARALLEL))
+
+
+def _caller_cancelled() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
