@@ -6,12 +6,20 @@ its archive in dist/).
 Each makes or refreshes a project virtual environment in .venv first (only when
 pyproject.toml changed since the last install, or an extra it needs is missing), so a
 fresh clone needs nothing but Python 3.11+ and the package registries. Extra arguments go
-to the app, to pytest or to the build script.
+to the app, to pytest or to the build script (`python3 dev.py app --no-sandbox` starts the
+app as root, with Chromium's sandbox off for that run).
+
+On Linux, `app` first checks for the system libraries the Qt window needs and, if any are
+missing, names them with the one `apt-get install` line and stops before installing or
+starting anything (src/roundtable_desktop/startup_checks.py, loaded by its path: it is
+standard library only, so it runs before .venv exists).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -24,6 +32,29 @@ VENV = ROOT / ".venv"
 STAMP = VENV / ".install-stamp"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
+CHECKS = ROOT / "src" / "roundtable_desktop" / "startup_checks.py"
+
+
+@functools.lru_cache(maxsize=None)  # noqa: UP033 - cache is 3.9+: old Pythons must reach main()
+def load_startup_checks():  # type: ignore[no-untyped-def]
+    """The package's start-up checks, loaded by path: the package is not installed yet."""
+    spec = importlib.util.spec_from_file_location("roundtable_startup_checks", CHECKS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_system_libraries() -> int:
+    """0, or (after saying what to install) the exit code for missing libraries."""
+    checks = load_startup_checks()
+    missing = checks.missing_libraries(sys.platform, os.environ,
+                                       checks.system_libraries(os.environ))
+    if not missing:
+        return 0
+    print(checks.libraries_message(missing, checks.current_euid()), file=sys.stderr)
+    return checks.MISSING_LIBRARIES_EXIT
 
 
 def ensure_venv(extras: str) -> None:
@@ -61,6 +92,10 @@ def main(argv: list[str]) -> int:
     if command == "package":
         ensure_venv("package")
         return subprocess.call([str(PY), str(ROOT / "packaging" / "build.py"), *rest], cwd=ROOT)
+    if command == "app":
+        refused = check_system_libraries()
+        if refused:
+            return refused
     ensure_venv("test")
     if command == "test":
         env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}

@@ -7,8 +7,11 @@ bundled server child is stopped when the window closes) and the main window; sta
 a new meeting at once so the window is never empty, and offers to continue the last
 session in a non-modal banner. Options: --presenter (full screen, dark theme, large
 zoom), --self-test (ui/self_test.py: the window offscreen through a short offline
-meeting, one line per check) and --self-test=paint (prints when the window first
-painted, then quits: for bench/).
+meeting, one line per check), --self-test=paint (prints when the window first
+painted, then quits: for bench/) and --no-sandbox (Chromium's sandbox off for this run,
+which is what lets root start it). Before Qt starts, startup_checks.py refuses, in words
+and with its own exit code, a Linux machine missing the window's system libraries and a
+root user who did not choose to run without the sandbox.
 This is the only module that wires Qt, qasync and the engine together.
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import logging.handlers
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -29,7 +33,19 @@ from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
 from roundtable_desktop.llm.providers import PRESETS, is_local, make_client
 from roundtable_desktop.paths import data_dir, default_db_path
+from roundtable_desktop.protocols.kinds import kind_names
 from roundtable_desktop.sources.mock_catalog import MockCatalog
+from roundtable_desktop.startup_checks import (
+    MISSING_LIBRARIES_EXIT,
+    NO_SANDBOX_OPTION,
+    ROOT_REFUSED_EXIT,
+    apply_sandbox_choice,
+    current_euid,
+    libraries_message,
+    missing_libraries,
+    sandbox_choice,
+    system_libraries,
+)
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.records import SessionInfo
 from roundtable_desktop.ui.bridge import EngineBridge
@@ -50,25 +66,28 @@ PRESENTER_ZOOM = 1.4
 class Options:
     presenter: bool = False
     self_test: str = ""  # "", "full" or "paint"
+    no_sandbox: bool = False
 
 
 def parse_options(argv: list[str]) -> Options:
-    presenter, self_test = False, ""
+    presenter, self_test, no_sandbox = False, "", False
     for arg in argv:
         if arg == "--presenter":
             presenter = True
+        elif arg == NO_SANDBOX_OPTION:
+            no_sandbox = True
         elif arg == "--self-test":
             self_test = "full"
         elif arg.startswith("--self-test="):
             self_test = "paint" if arg.split("=", 1)[1] == "paint" else "full"
-    return Options(presenter=presenter, self_test=self_test)
+    return Options(presenter=presenter, self_test=self_test, no_sandbox=no_sandbox)
 
 
 def choose_client(settings: AppSettings, keys: KeyStore) -> ClientChoice:
     """The client the settings ask for, or the offline one (saying why) when it cannot run."""
     wanted = settings.model_settings()
     offline = ClientChoice(OfflineClient(delay_s=wanted.offline_delay_s), OFFLINE_MODEL,
-                           "offline")
+                           "offline", parallel=wanted.parallel_calls)
     if wanted.provider == "offline" or not wanted.base_url:
         return offline
     key = keys.get(LLM_KEY)
@@ -80,17 +99,18 @@ def choose_client(settings: AppSettings, keys: KeyStore) -> ClientChoice:
         return offline
     client = make_client(wanted, key)
     client.prepare()  # SSL context and lazy imports now, not inside the first stream
-    return ClientChoice(client, wanted.model, wanted.provider)
+    return ClientChoice(client, wanted.model, wanted.provider, parallel=wanted.parallel_calls)
 
 
 def continuable_session(store: SessionStore) -> SessionInfo | None:
-    """The most recent active roundtable session that has at least one call."""
+    """The most recent active session of a kind this version runs, with at least one call."""
     try:
         sessions = store.list_sessions(limit=20)
     except StoreError:
         return None
     return next((s for s in sessions
-                 if s.status == "active" and s.kind == "roundtable" and s.call_count > 0), None)
+                 if s.status == "active" and s.kind in kind_names() and s.call_count > 0),
+                None)
 
 
 def configure_logging() -> None:
@@ -205,10 +225,33 @@ async def _view_ready(window: MainWindow, timeout_s: float = 30.0) -> bool:
         return False
 
 
+def refuse_to_start(options: Options) -> int:
+    """Before Qt starts: 0 to go on, or the exit code after saying (and logging) why not.
+    Chromium as root is refused before it can print its own line; missing libraries are
+    named before Qt's xcb plugin aborts on the first of them."""
+    choice = sandbox_choice(current_euid(), os.environ, options.no_sandbox)
+    if choice.log:
+        log.log(logging.INFO if choice.start else logging.ERROR, choice.log)
+    if not choice.start:
+        print(f"roundtable: {choice.message}", file=sys.stderr)
+        return ROOT_REFUSED_EXIT
+    apply_sandbox_choice(choice, os.environ)
+    missing = missing_libraries(sys.platform, os.environ, system_libraries(os.environ))
+    if missing:
+        message = libraries_message(missing, current_euid())
+        log.error(message)
+        print(message, file=sys.stderr)
+        return MISSING_LIBRARIES_EXIT
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     options = parse_options(list(sys.argv[1:] if argv is None else argv))
     notes = prepare_environment() if options.self_test == "full" else []
     configure_logging()
+    refused = refuse_to_start(options)
+    if refused:
+        return refused
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else APP_NAME])
     assert isinstance(app, QApplication)
     app.setApplicationName(APP_NAME)

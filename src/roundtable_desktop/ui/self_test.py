@@ -32,6 +32,7 @@ from PySide6.QtCore import QEvent, QObject, SignalInstance
 from PySide6.QtWidgets import QWidget
 
 from roundtable_desktop.context.payload import canonical
+from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.llm.keys import KeyStore, backend_name
 from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
 from roundtable_desktop.paths import default_db_path
@@ -208,8 +209,9 @@ class SelfTest:
             raise CheckFailed(f"Auto stopped before the end (turn {state.turn if state else '?'})")
         calls = len(window.runner.store.calls(self._session_id()))
         return (f"offline meeting ran to its end: the Administrator finalized "
-                f"{len(state.final_ids)} suggestions after {state.turn} turns and {calls} "
-                f"calls ({time.monotonic() - began:.1f} s)")
+                f"{count_of(len(state.final_ids), 'suggestion')} after "
+                f"{count_of(state.turn, 'turn')} and {count_of(calls, 'call')} "
+                f"({time.monotonic() - began:.1f} s)")
 
     async def reopens(self) -> str:
         window = self._window()
@@ -226,8 +228,8 @@ class SelfTest:
         after = window.bridge.state()
         if after is None or not after.ended or after.final_ids != before.final_ids:
             raise CheckFailed("the reopened session differs from the one that ended")
-        return (f"session {session_id[:8]} saved ({record.status}, {calls} calls) and reopened "
-                f"with its final list intact")
+        return (f"session {session_id[:8]} saved ({record.status}, {count_of(calls, 'call')}) "
+                f"and reopened with its final list intact")
 
     async def keyring_report(self) -> str:
         found = sorted(ep.name for ep in importlib.metadata.entry_points(group="keyring.backends"))
