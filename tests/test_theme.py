@@ -7,7 +7,7 @@ import re
 
 import pytest
 from PySide6.QtGui import QFont, QPalette
-from PySide6.QtWidgets import QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPushButton, QTabWidget, QToolButton, QVBoxLayout, QWidget
 
 from roundtable_desktop.ui.theme import (
     DARK_INKS,
@@ -115,3 +115,48 @@ def test_the_monospace_font_falls_back_to_the_platforms_fixed_font():
     assert len(font.families()) >= 3
     assert "monospace" in font.families()
     assert font.styleHint() == QFont.StyleHint.Monospace
+
+
+def test_the_dark_sheet_styles_the_tab_bar_scroll_buttons():
+    c = colors("dark")
+    sheet = window_stylesheet("dark", 1.0)
+
+    rule = _rule(sheet, "QTabBar QToolButton ")
+    assert c.panel in rule and c.text in rule and c.border in rule
+    assert "width" in _rule(sheet, "QTabBar::scroller")
+
+
+def test_dark_tab_scroll_arrows_are_drawn_on_a_dark_button(qtbot):
+    """The arrows of a tab bar too narrow for its tabs: not blank white boxes."""
+    window = QWidget()
+    qtbot.addWidget(window)
+    tabs = QTabWidget()
+    for i in range(8):
+        tabs.addTab(QWidget(), f"Whiteboard and notes {i}")
+    QVBoxLayout(window).addWidget(tabs)
+    window.resize(320, 200)
+    apply_theme(window, "dark", 1.0)
+    window.show()
+    qtbot.waitExposed(window)
+    arrows = [b for b in tabs.tabBar().findChildren(QToolButton) if b.isVisible()]
+
+    assert len(arrows) == 2
+    for button in arrows:
+        image = button.grab().toImage()
+        fill = image.pixelColor(3, image.height() // 2)
+        arrow = [image.pixelColor(x, y).lightness()  # inside the border: only the arrow
+                 for x in range(4, image.width() - 4) for y in range(4, image.height() - 4)]
+        assert fill.lightness() < 80  # a dark button, not a white box
+        assert max(arrow) - fill.lightness() > 40  # with an arrow that shows on it
+        if button.isEnabled():
+            assert max(arrow) > 140  # in the light text colour
+
+
+@pytest.mark.parametrize("zoom", [0.8, 1.1, 1.25, 1.4, 2.0])
+def test_every_font_size_in_the_sheet_scales_with_the_zoom_alone(zoom):
+    base = [float(s) for s in re.findall(r"font-size: ([\d.]+)pt", window_stylesheet("dark", 1.0))]
+    zoomed = [float(s) for s in re.findall(r"font-size: ([\d.]+)pt",
+                                           window_stylesheet("dark", zoom))]
+
+    assert len(zoomed) == len(base)
+    assert all(abs(z - b * zoom) <= 0.1 for b, z in zip(base, zoomed, strict=True))

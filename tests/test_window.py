@@ -9,7 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from roundtable_desktop.app import choose_client, continuable_session
-from roundtable_desktop.domain.calls import CallStatus
+from roundtable_desktop.context.request_document import messages_from_document
+from roundtable_desktop.domain.calls import CallStatus, ChatRequest
 from roundtable_desktop.domain.events import Notice
 from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.offline import OfflineClient
@@ -349,8 +350,10 @@ def test_replay_shows_each_stored_payload_read_only_then_returns_live(qtbot, mak
     window.menus.replay_action.trigger()
     chooser = window.menus._dialogs[-1]
     chooser.sessionChosen.emit(live_id)
-    qtbot.waitUntil(lambda: window.context_view.document() == first_call.user_text()
-                    and window.context_view.loaded, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.context_view.loaded and window.context_view.document()
+                    and messages_from_document(window.context_view.document())
+                    == ChatRequest.model_validate(first_call.request).messages,
+                    timeout=WAIT_MS)
 
     assert window.bridge.read_only and "Replay" in window.windowTitle()
     infer = window.toolbar.qactions["infer"]

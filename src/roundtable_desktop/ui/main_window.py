@@ -1,7 +1,11 @@
 """The main window: context view in the middle, session toolbar, docks, banner, status.
 
 It assembles the widgets, routes user intent to the SessionRunner, shows notices in the
-banner, applies theme and zoom, and saves/restores the layout. Closing is two-step: the
+banner, applies theme and zoom, and saves/restores the layout. It opens within the
+screen's available geometry (the default size, or less on a small screen; a saved
+geometry too large for this screen is fitted again), gives the dock columns shares of
+its width rather than fixed widths, and lets a dock whose body needs much room scroll
+it rather than hold the payload view small. Closing is two-step: the
 first close event cancels and awaits in-flight work (partial replies are persisted),
 disconnects MCP and stops the bundled MCP server if the window started one, saves the
 layout, then closes for real and emits `closed`. Menus live in
@@ -14,10 +18,20 @@ import asyncio
 import logging
 from typing import Any
 
-from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QShowEvent
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtCore import QByteArray, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QDockWidget,
+    QFrame,
+    QMainWindow,
+    QScrollArea,
+    QTabBar,
+    QVBoxLayout,
+    QWidget,
+)
 
+from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.llm.keys import KeyStore
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.store.records import SessionInfo
@@ -37,6 +51,20 @@ log = logging.getLogger(__name__)
 
 STATE_VERSION = 1
 DEFAULT_SIZE = (1600, 960)
+# Room for the window manager's frame and title bar: the window is placed before it has
+# a frame, whose real size is known only once it is shown.
+FRAME_ALLOWANCE = (16, 40)
+# The dock columns and the bottom row as shares of the window, within these pixel bounds.
+LEFT_SHARE, LEFT_WIDTH = 0.24, (300, 440)
+RIGHT_SHARE, RIGHT_WIDTH = 0.30, (340, 580)
+BOTTOM_SHARE, BOTTOM_HEIGHT = 0.28, (170, 270)
+# A dock body that needs more than this (a form) scrolls inside its dock instead of
+# holding its whole row or column open on a small screen.
+DOCK_BODY_MIN = (360, 180)
+# A side column widens to what its dock's content needs at this zoom, up to this share;
+# the payload view in the middle keeps at least CENTRE_SHARE (the right column gives way).
+COLUMN_MAX_SHARE = 0.36
+CENTRE_SHARE = 0.42
 KEY_GEOMETRY, KEY_STATE = "window/geometry", "window/state"
 KEY_THEME, KEY_ZOOM = "window/theme", "window/zoom"
 
@@ -86,11 +114,32 @@ class MainWindow(QMainWindow):
         runner.failed.connect(self._on_runner_failed)
         runner.clientChanged.connect(self._on_runner_client_changed)
         self._on_runner_client_changed()
-        self.resize(*DEFAULT_SIZE)
+        self.place_on_screen()
         # A column holding a tab group (Whiteboard | MCP) shrinks to its minimum width when
         # the window is first shown, whatever resizeDocks said before: size again then.
         self._size_docks_on_show = not self.restore_layout()
+        self._fit_timer = QTimer(self)  # after a zoom, once the new fonts are polished
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_columns)
+        self.tabifiedDockWidgetActivated.connect(self._on_tabified_dock_activated)
         self.apply_look()
+
+    # -- placement ---------------------------------------------------------------------------
+    def available_geometry(self) -> QRect:
+        """The part of the window's screen that windows may use (no panels, no dock)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry() if screen is not None else QRect(0, 0, *DEFAULT_SIZE)
+
+    def place_on_screen(self, available: QRect | None = None) -> None:
+        """The default size, or as much of `available` as there is, centred in it."""
+        area = available if available is not None else self.available_geometry()
+        frame_w, frame_h = FRAME_ALLOWANCE
+        width = max(1, min(DEFAULT_SIZE[0], area.width() - frame_w))
+        height = max(1, min(DEFAULT_SIZE[1], area.height() - frame_h))
+        self.resize(width, height)
+        self.move(area.x() + (area.width() - width - frame_w) // 2,
+                  area.y() + (area.height() - height - frame_h) // 2)
 
     # -- docks ------------------------------------------------------------------------------
     def _build_docks(self) -> None:
@@ -112,6 +161,7 @@ class MainWindow(QMainWindow):
                 self.banner.show_notice("warning", f"The {spec.class_name} could not be built "
                                         f"({type(exc).__name__}).", "The other docks work.")
                 continue
+            _scroll_if_large(dock)
             if spec.tab_with and spec.tab_with in by_class:
                 self.tabifyDockWidget(by_class[spec.tab_with], dock)
             else:
@@ -128,12 +178,17 @@ class MainWindow(QMainWindow):
     def size_docks(self) -> None:
         """The starting sizes of the dock columns and rows (no saved layout)."""
         by_class = self._by_class
-        left = [d for n, d in by_class.items() if n in ("ActorsDock",)]
-        right = [d for n, d in by_class.items() if n in ("CandidatesDock",)]
-        if left:
-            self.resizeDocks(left, [440], Qt.Orientation.Horizontal)
-        if right:
-            self.resizeDocks(right, [580], Qt.Orientation.Horizontal)
+        limit = int(self.width() * COLUMN_MAX_SHARE)
+        columns = [(by_class[n], _share(self.width(), share, bounds))
+                   for n, share, bounds in (("ActorsDock", LEFT_SHARE, LEFT_WIDTH),
+                                            ("CandidatesDock", RIGHT_SHARE, RIGHT_WIDTH))
+                   if n in by_class]
+        widths = [max(w, min(_content_width(d), limit)) for d, w in columns]
+        if len(widths) == 2:
+            room = int(self.width() * (1 - CENTRE_SHARE)) - widths[0]
+            widths[1] = max(min(widths[1], room), RIGHT_WIDTH[0] * 4 // 5)
+        if columns:  # both at once: widening one alone takes the room from the other
+            self.resizeDocks([d for d, _ in columns], widths, Qt.Orientation.Horizontal)
         # The actor editor and the candidate lists get the larger share of their column.
         for upper, lower, split in (("ActorsDock", "PolygonDock", [62, 38]),
                                     ("CandidatesDock", "WhiteboardDock", [62, 38])):
@@ -142,7 +197,28 @@ class MainWindow(QMainWindow):
                                  Qt.Orientation.Vertical)
         bottom = [d for n, d in by_class.items() if n in ("TranscriptDock",)]
         if bottom:
-            self.resizeDocks(bottom, [270], Qt.Orientation.Vertical)
+            self.resizeDocks(bottom, [_share(self.height(), BOTTOM_SHARE, BOTTOM_HEIGHT)],
+                             Qt.Orientation.Vertical)
+        self.fit_dock_tabs()
+
+    def fit_columns(self) -> None:
+        """Widen a side column whose dock's content needs more width at this zoom than it
+        has (its form would be cut), up to COLUMN_MAX_SHARE of the window; never narrows."""
+        self.fit_dock_tabs()
+        limit = int(self.width() * COLUMN_MAX_SHARE)
+        docks = [d for n, d in self._by_class.items() if n in ("ActorsDock", "CandidatesDock")
+                 and not d.isFloating() and d.isVisible()]
+        widths = [max(d.width(), min(_content_width(d), limit)) for d in docks]
+        if any(w > d.width() for d, w in zip(docks, widths, strict=True)):
+            # Both columns at once: widening one alone takes the room from the other.
+            self.resizeDocks(docks, widths, Qt.Orientation.Horizontal)
+
+    def fit_dock_tabs(self) -> None:
+        """Docks sharing a place show every tab, titles elided, never scrolled out of
+        sight (the tab bars are the window's own, made as docks are tabified)."""
+        for bar in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            bar.setElideMode(Qt.TextElideMode.ElideRight)
+            bar.setUsesScrollButtons(False)
 
     def _connect_dock(self, dock: QDockWidget) -> None:
         candidate_signal = getattr(dock, "candidateActivated", None)
@@ -178,6 +254,7 @@ class MainWindow(QMainWindow):
         self.context_view.set_theme(self._theme)
         self.context_view.set_zoom(self._zoom)
         self.menus.sync_checks()
+        self._fit_timer.start()  # larger text may need wider columns
 
     def set_presenter_mode(self, on: bool) -> None:
         if on:
@@ -200,6 +277,8 @@ class MainWindow(QMainWindow):
         restored = False
         if isinstance(geometry, QByteArray | bytes) and geometry:
             restored = self.restoreGeometry(QByteArray(geometry))
+            if restored and not self.available_geometry().contains(self.frameGeometry()):
+                self.place_on_screen()  # saved on a larger screen than this one
         if isinstance(state, QByteArray | bytes) and state:
             restored = self.restoreState(QByteArray(state), STATE_VERSION) or restored
         return restored
@@ -211,7 +290,8 @@ class MainWindow(QMainWindow):
     def offer_continue(self, info: SessionInfo) -> None:
         """A non-modal offer to continue the last session (the new one stays if ignored)."""
         self.banner.show_notice(
-            "info", f"Continue your last session, “{info.title}” ({info.call_count} calls)?",
+            "info",
+            f"Continue your last session, “{info.title}” ({count_of(info.call_count, 'call')})?",
             "Or dismiss this and use the new meeting below.",
             action_label="Continue", action=lambda: self.runner.reopen(info.id),
         )
@@ -258,11 +338,16 @@ class MainWindow(QMainWindow):
             parts.append("Offline")
         self.setWindowTitle(" — ".join(parts))
 
+    def _on_tabified_dock_activated(self, _dock: QDockWidget) -> None:
+        self.fit_dock_tabs()  # a tab bar the user just made by docking onto another
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._size_docks_on_show:
             self._size_docks_on_show = False
             self.size_docks()
+        else:
+            self._fit_timer.start()
 
     # -- closing --------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -287,6 +372,40 @@ class MainWindow(QMainWindow):
         finally:
             self._may_close = True
             self.close()
+
+
+def _scroll_if_large(dock: QDockWidget) -> None:
+    """Put a dock's body in a scroll area when its minimum size is more than a laptop's
+    window can give one dock (DOCK_BODY_MIN), so it never squeezes the payload view."""
+    body = dock.widget()
+    if body is None or isinstance(body, QAbstractScrollArea):
+        return
+    least = body.minimumSizeHint()
+    if least.width() <= DOCK_BODY_MIN[0] and least.height() <= DOCK_BODY_MIN[1]:
+        return
+    area = QScrollArea()
+    area.setObjectName(f"{dock.objectName()}Scroll")
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setWidget(body)
+    dock.setWidget(area)
+
+
+def _content_width(dock: QDockWidget) -> int:
+    """The width a dock needs to show its content uncut (a scrolled form: its inside)."""
+    body = dock.widget()
+    if body is None:
+        return 0
+    if isinstance(body, QScrollArea) and body.widget() is not None:
+        bar = body.verticalScrollBar().sizeHint().width()
+        need = body.widget().minimumSizeHint().width() + bar + 2 * body.frameWidth()
+    else:
+        need = body.minimumSizeHint().width()
+    return need + dock.width() - body.width()  # the dock's own frame around its body
+
+
+def _share(total: int, share: float, bounds: tuple[int, int]) -> int:
+    return int(min(max(total * share, bounds[0]), bounds[1]))
 
 
 def _float(value: object, default: float) -> float:

@@ -3,6 +3,11 @@ tools, Next turn, Auto (with its step cap) and Stop.
 
 Each action is a QAction with its shortcut (the Session menu holds the same objects, so
 shortcuts work with the toolbar hidden). A disabled action says why in its tooltip.
+On a narrow window the entries that do not fit move into the toolbar's "»" overflow
+menu, last ones first: so the session's actions, Stop included, come first and the kind
+and scenario pickers (needed only for a new session, each with its label) last. The "»"
+button is sized for its glyph at the current zoom (Qt's own is 12 px wide and blank
+in the dark theme).
 Must not perform actions itself: it emits `actionRequested(Action)` for the window.
 """
 
@@ -10,11 +15,22 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QComboBox, QLabel, QSpinBox, QToolBar, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QProxyStyle,
+    QSpinBox,
+    QStyle,
+    QStyleOption,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
 
 from roundtable_desktop.paths import prompts_dir
 from roundtable_desktop.protocols.base import Action
-from roundtable_desktop.protocols.launch import KINDS, PLANNED_KINDS
+from roundtable_desktop.protocols.kinds import PLANNED_KINDS, all_kinds
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.session_runner import SessionRunner
 
@@ -28,6 +44,7 @@ TOOLBAR_ACTIONS: tuple[tuple[str, str, str], ...] = (
 )
 DEFAULT_AUTO_STEPS = 8
 MAX_AUTO_STEPS = 200
+OVERFLOW_TEXT = "»"
 
 
 def scenarios() -> list[str]:
@@ -49,26 +66,11 @@ class SessionToolBar(QToolBar):
         self.setObjectName("sessionToolBar")
         self.setMovable(False)
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self._overflow_style = _OverflowStyle()
+        self._overflow_style.setParent(self)
+        self.setStyle(self._overflow_style)
         self._runner = runner
         self._bridge = bridge
-
-        self.addWidget(QLabel("Kind", self))
-        self.kind_combo = QComboBox(self)
-        self.kind_combo.setObjectName("kindCombo")
-        self.kind_combo.setModel(_kind_model())
-        # Sized for "Roundtable", not for the longest disabled entry's explanation.
-        self.kind_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.kind_combo.setMinimumContentsLength(12)
-        self.kind_combo.setToolTip("Session kind for New session (Ctrl+N)")
-        self.addWidget(self.kind_combo)
-        self.addWidget(QLabel("Scenario", self))
-        self.scenario_combo = QComboBox(self)
-        self.scenario_combo.setObjectName("scenarioCombo")
-        self.scenario_combo.addItems(scenarios())
-        self.scenario_combo.setToolTip("Scenario for New session (Ctrl+N)")
-        self.addWidget(self.scenario_combo)
-        self.addSeparator()
 
         self.qactions: dict[str, QAction] = {}
         for action_id, label, shortcut in TOOLBAR_ACTIONS:
@@ -91,6 +93,27 @@ class SessionToolBar(QToolBar):
                 self.steps_spin.setToolTip("Auto runs at most this many steps; Stop ends it")
                 self.addWidget(self.steps_spin)
                 self.addSeparator()
+        self.addSeparator()
+
+        self.kind_combo = QComboBox(self)
+        self.kind_combo.setObjectName("kindCombo")
+        self.kind_combo.setModel(_kind_model())
+        # Sized for "Roundtable", not for the longest disabled entry's explanation.
+        self.kind_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.kind_combo.setMinimumContentsLength(12)
+        self.kind_combo.setToolTip("Session kind for New session (Ctrl+N)")
+        self.addWidget(_labelled("Kind", self.kind_combo, self))
+        self.scenario_combo = QComboBox(self)
+        self.scenario_combo.setObjectName("scenarioCombo")
+        self.scenario_combo.addItems(scenarios())
+        self.scenario_combo.setToolTip("Scenario for New session (Ctrl+N)")
+        self.addWidget(_labelled("Scenario", self.scenario_combo, self))
+        overflow = self.overflow_button()
+        if overflow is not None:
+            overflow.setText(OVERFLOW_TEXT)
+            overflow.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+            overflow.setToolTip("More: what does not fit on the toolbar")
 
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
@@ -111,6 +134,10 @@ class SessionToolBar(QToolBar):
     def button(self, action_id: str) -> QToolButton | None:
         widget = self.widgetForAction(self.qactions[action_id])
         return widget if isinstance(widget, QToolButton) else None
+
+    def overflow_button(self) -> QToolButton | None:
+        """The "»" button that opens what does not fit (hidden while everything fits)."""
+        return self.findChild(QToolButton, "qt_toolbar_ext_button")
 
     def schedule_refresh(self) -> None:
         if not self._refresh_timer.isActive():
@@ -149,14 +176,40 @@ class SessionToolBar(QToolBar):
         self.schedule_refresh()
 
 
+class _OverflowStyle(QProxyStyle):
+    """Makes room for the "»" button: Qt's fixed 12 px extent cannot hold a glyph at a
+    readable size, and a stylesheet width only pushes the button out of the window."""
+
+    def pixelMetric(self, metric: QStyle.PixelMetric, option: QStyleOption | None = None,
+                    widget: QWidget | None = None) -> int:
+        if metric == QStyle.PixelMetric.PM_ToolBarExtensionExtent and widget is not None:
+            metrics = widget.fontMetrics()
+            return metrics.horizontalAdvance(OVERFLOW_TEXT) + 2 * metrics.height()
+        return super().pixelMetric(metric, option, widget)
+
+
+def _labelled(text: str, field: QWidget, parent: QWidget) -> QWidget:
+    """A label and its field as one toolbar entry, so they overflow together."""
+    box = QWidget(parent)
+    row = QHBoxLayout(box)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(2)
+    row.addWidget(QLabel(text, box))
+    row.addWidget(field)
+    return box
+
+
 def _kind_model() -> QStandardItemModel:
     model = QStandardItemModel()
-    for kind in (*KINDS, *PLANNED_KINDS):
-        item = QStandardItem(kind.capitalize() if kind in KINDS
-                             else f"{kind.capitalize()} (not built yet)")
+    for spec in all_kinds():
+        item = QStandardItem(spec.name.capitalize())
+        item.setData(spec.name, Qt.ItemDataRole.UserRole)
+        item.setToolTip(spec.description)
+        model.appendRow(item)
+    for kind in PLANNED_KINDS:
+        item = QStandardItem(f"{kind.capitalize()} (not built yet)")
         item.setData(kind, Qt.ItemDataRole.UserRole)
-        if kind not in KINDS:
-            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
-            item.setToolTip("Not built yet: only roundtable runs now.")
+        item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+        item.setToolTip("Not built yet.")
         model.appendRow(item)
     return model

@@ -3,7 +3,10 @@
 Phases come from the bridge (idle, assembling, streaming N tokens, running tools,
 waiting for the user, auto, ended); the token count updates live from token events.
 The badge on the right says Offline (the offline model is answering) or names the
-endpoint host. Must hold no engine logic: it only words what the bridge reports.
+endpoint host; it is never shortened. The texts never ask for their own width: each
+shows the whole words that fit and "…", with the full text as its tooltip, so a long
+message cannot make the window wider than the screen (elided_label.py).
+Must hold no engine logic: it only words what the bridge reports.
 """
 
 from __future__ import annotations
@@ -11,11 +14,12 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
 from roundtable_desktop.domain.events import CallFinished
 from roundtable_desktop.domain.meeting import TurnPhase
 from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.elided_label import ElidedLabel
 
 PHASE_WORDS = {
     "idle": "Idle",
@@ -38,15 +42,17 @@ class SessionStatusBar(QStatusBar):
         self._actor_id = ""
         self._detail = ""
         self._tokens = 0
-        self.phase_label = QLabel("Idle", self)
+        self.phase_label = ElidedLabel("Idle", self)
         self.phase_label.setObjectName("phaseLabel")
-        self.turn_label = QLabel("", self)
+        self.turn_label = ElidedLabel("", self)
         self.turn_label.setObjectName("turnLabel")
-        self.last_call_label = QLabel("", self)
+        self.last_call_label = ElidedLabel("", self)
         self.last_call_label.setObjectName("lastCallLabel")
         self.badge = QLabel("Offline", self)
         self.badge.setObjectName("offlineBadge")
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        # The badge keeps its whole text ("OFFLINE", never "OFFI"): the others give way.
+        self.badge.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         self.addWidget(self.phase_label, 3)
         self.addWidget(self.turn_label, 2)
         self.addWidget(self.last_call_label, 2)
@@ -73,7 +79,8 @@ class SessionStatusBar(QStatusBar):
         self.badge.style().polish(self.badge)
 
     def phase_text(self) -> str:
-        return self.phase_label.text()
+        """The whole phase line (what is shown may end in "…")."""
+        return self.phase_label.full_text()
 
     # -- slots ------------------------------------------------------------------------------
     def _on_bridge_phase_changed(self, phase: str, actor_id: str, detail: str) -> None:
@@ -90,12 +97,12 @@ class SessionStatusBar(QStatusBar):
     def _on_bridge_call_finished(self, event: CallFinished) -> None:
         outcome = event.outcome
         # A label, not showMessage(): temporary messages hide the phase line.
-        self.last_call_label.setText(
+        self.last_call_label.set_full_text(
             f"Last call: {outcome.status.value}, {outcome.usage.completion_tokens} tokens, "
             f"{outcome.latency_ms:,.0f} ms")
 
     def _on_bridge_session_changed(self) -> None:
-        self.last_call_label.setText("")
+        self.last_call_label.set_full_text("")
         self._phase = "replay" if self._bridge.read_only else (
             "ended" if (s := self._bridge.state()) is not None and s.ended else "idle")
         self._actor_id, self._detail, self._tokens = "", "", 0
@@ -129,8 +136,7 @@ class SessionStatusBar(QStatusBar):
             text = "Replay (read-only)"
         else:
             text = PHASE_WORDS.get(phase, phase.replace("_", " ").capitalize())
-        self.phase_label.setText(text)
-        self.phase_label.setToolTip(text)  # presenter zoom may cut the line at the edge
+        self.phase_label.set_full_text(text)
         self._render_turn()
 
     def _next_step(self) -> str:
@@ -150,8 +156,8 @@ class SessionStatusBar(QStatusBar):
     def _render_turn(self) -> None:
         state = self._bridge.state()
         if state is None:
-            self.turn_label.setText("")
+            self.turn_label.set_full_text("")
             return
-        self.turn_label.setText(
+        self.turn_label.set_full_text(
             f"Turn {state.turn} · round {state.round} · {state.actor.name} · "
             f"{len(state.suggestions)} suggestions")

@@ -1,9 +1,11 @@
 """Light and dark high-contrast themes and the zoom level, for the window and the view.
 
 A theme is a set of colours; the window stylesheet and the context view's wrapper
-stylesheet are both made from it, so the two always match. Zoom scales the
-application font (docks, toolbar, menus) and the context view's zoom factor together.
-Defaults are sized for a presenter on a 1920x1080 screen. Disabled controls get their
+stylesheet are both made from it, so the two always match. Zoom scales every font of
+the window by the same factor (docks, toolbar, menus, status; widgets that paint text
+themselves read their own font) and the context view's zoom factor with it; only
+spacing (padding) tightens at a large zoom, never a font. Defaults are sized for a
+presenter on a 1920x1080 screen. Disabled controls get their
 own colours (dimmer than text, still above 4.5:1 contrast) and a dashed border, so they
 look disabled without becoming unreadable. `inks()` gives widgets that paint their own
 text (transcript, polygon, diffs) colours that read well on the palette they sit on.
@@ -25,8 +27,8 @@ DEFAULT_THEME = "light"
 BASE_POINT_SIZE = 13.0
 ZOOM_STEPS = (0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.5)
 DEFAULT_ZOOM = 1.0
-# Above this zoom the toolbar is compacted and status texts may clip, so that the window
-# still fits a 1920 px screen (presenter mode is zoom 1.4).
+# Above this zoom the toolbar's padding tightens (its fonts never do): more of it fits
+# before entries move into its overflow menu (presenter mode is zoom 1.4).
 LARGE_ZOOM = 1.2
 
 
@@ -139,25 +141,22 @@ def point_size(zoom: float) -> float:
     return round(BASE_POINT_SIZE * clamp_zoom(zoom), 1)
 
 
-# A long status text must not make the window wider than the screen: it clips instead.
-_STATUS_SHRINK = "QLabel#phaseLabel, QLabel#turnLabel, QLabel#lastCallLabel { min-width: 1px; }"
-
 
 def window_stylesheet(theme: str, zoom: float) -> str:
     """The application stylesheet: only colours, spacing and sizes, never layout."""
     c = colors(theme)
     pt = point_size(zoom)
-    # The toolbar's buttons are a little larger than the text, except at presenter zoom,
-    # where every toolbar entry (Stop included) must still fit a 1920 px screen.
+    # Every text is the same size, so zoom scales them all alike; at a large zoom only
+    # the toolbar's spacing tightens.
     large = zoom > LARGE_ZOOM + 1e-6
-    big = pt if large else round(pt * 1.08, 1)
-    pad, gap = ("4px 8px", 3) if large else ("6px 12px", 6)
+    pad, gap = ("3px 7px", 3) if large else ("5px 10px", 5)
+    scroller = round(pt * 3.6)  # both tab-bar scroll buttons together, in pixels
     return f"""
 QWidget {{ font-size: {pt}pt; color: {c.text}; }}
 QMainWindow, QDialog, QDockWidget > QWidget {{ background: {c.background}; }}
 QToolBar {{ background: {c.panel}; border-bottom: 2px solid {c.border}; spacing: {gap}px;
            padding: 4px; }}
-QToolBar QToolButton {{ font-size: {big}pt; font-weight: 600; padding: {pad};
+QToolBar QToolButton {{ font-weight: 600; padding: {pad};
                        border: 2px solid {c.border}; border-radius: 6px;
                        background: {c.background}; }}
 QToolBar QToolButton:hover {{ border-color: {c.accent}; }}
@@ -171,7 +170,6 @@ QDockWidget::title {{ background: {c.panel}; padding: 6px 8px;
                      border-bottom: 2px solid {c.border}; }}
 QStatusBar {{ background: {c.panel}; border-top: 2px solid {c.border}; }}
 QStatusBar QLabel {{ padding: 2px 8px; }}
-{_STATUS_SHRINK if large else ""}
 QLabel#offlineBadge {{ background: {c.warning_bg}; color: {c.warning_text};
                       border: 2px solid {c.warning_text}; border-radius: 6px;
                       font-weight: 700; }}
@@ -205,9 +203,18 @@ QHeaderView::section {{ background: {c.panel}; color: {c.text}; padding: 3px 6px
     font-weight: 600; }}
 QTabBar::tab {{ background: {c.panel}; color: {c.text}; padding: 5px 14px;
     border: 1px solid {c.border}; border-bottom: none; margin-right: 2px; }}
-QTabBar::tab:selected {{ background: {c.background}; font-weight: 700;
-    border-top: 3px solid {c.accent}; }}
+/* One weight for every tab, selected or not: Qt sizes and elides a tab's text with the
+   bar's own font, so a bolder selected tab would overflow its tab. */
+QTabBar {{ font-weight: 600; }}
+QTabBar::tab:selected {{ background: {c.background}; border-top: 3px solid {c.accent}; }}
 QTabBar::tab:!selected {{ color: {c.muted}; }}
+QTabBar::scroller {{ width: {scroller}px; }}
+QTabBar QToolButton {{ background: {c.panel}; color: {c.text}; border: 1px solid {c.border};
+    border-radius: 3px; }}
+QTabBar QToolButton:hover {{ border-color: {c.accent}; }}
+QTabBar QToolButton:disabled {{ background: {c.disabled_bg}; color: {c.disabled_text};
+    border-color: {c.disabled_border}; }}
+QTabWidget::pane {{ background: {c.background}; border: 1px solid {c.border}; }}
 QPushButton {{ background: {c.panel}; color: {c.text}; border: 1px solid {c.border};
     border-radius: 5px; padding: 4px 12px; }}
 QPushButton:hover {{ border-color: {c.accent}; }}

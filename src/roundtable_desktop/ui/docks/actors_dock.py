@@ -1,8 +1,9 @@
 """The Actors dock: who sits at the table, whose turn it is, and an editor for each seat.
 
 The list marks the current actor (bold, a ▶ marker) with their role, human seats and
-model overrides. The editor changes an actor's prompt fields, model, role and human seat,
-and adds or removes actors, always through protocols/roundtable_edit.py (which enforces
+model overrides; its rows take their size from the list's font, so they follow zoom.
+The editor changes an actor's prompt fields, model, role and human seat, and adds or
+removes actors, always through protocols/roundtable_edit.py (which enforces
 the meeting rules) and never by touching the state itself. Edits are disabled in replay,
 while a call runs and after the meeting ended; a disabled button's tooltip says why.
 The three prompt fields share one tabbed editor that takes the dock's spare height, so
@@ -196,9 +197,7 @@ class ActorsDock(BridgeDock):
             item = QListWidgetItem(_list_text(actor, current))
             item.setData(_ID_ROLE, actor.id)
             item.setToolTip(plain_tooltip(f"{_list_text(actor, False).strip()}\nid: {actor.id}"))
-            font = QFont(self.actor_list.font())
-            font.setBold(current)
-            item.setFont(font)
+            item.setFont(_weight_only(current))
             self.actor_list.addItem(item)
             if actor.id == self._selected_id:
                 self.actor_list.setCurrentItem(item)
@@ -384,6 +383,15 @@ class _PromptEdit(QPlainTextEdit):
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self.fit_lines()
+
+
+def _weight_only(bold: bool) -> QFont:
+    """A font that sets only the weight: its size and family resolve from the list's own
+    font, so zoom scales the rows with everything else and reset restores them exactly
+    (a full copy of the list's font would freeze the size it had at that moment)."""
+    font = QFont()
+    font.setBold(bold)
+    return font
 
 
 def _enable(button: QPushButton, enabled: bool, why_not: str, what: str) -> None:

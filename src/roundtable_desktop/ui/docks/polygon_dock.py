@@ -1,42 +1,51 @@
-"""The Polygon dock (pyqtgraph): actors at the vertices of a regular polygon.
+"""The Polygon dock (pyqtgraph): the participants at the vertices of a regular polygon.
 
-The current speaker's vertex is large and bright, with a bold label. Edges show what one
-actor wrote reaching another's context: when A writes something shared (whiteboard,
-transcript, suggestions), the edges A→others glow faintly until each of them takes a
-turn; then A→B flashes, a dot travels from A to B, and the flash fades. The fade runs on
-a QTimer only while something is fading, and each frame touches only the active edges,
-so an idle polygon costs nothing.
-Names sit centred above (upper half) or below (lower half) their vertex, or beside it
-when that is what keeps them apart (polygon_layout.py), and the view range is fitted in
-pixels so every name and vertex is inside the plot at any dock size and zoom; names
-shrink a little rather than overlap. Background, names and edges follow the window's
-theme (BridgeDock.theme_palette).
+It draws a kind-neutral list of participants (domain Participant: id, name, role, human)
+and who speaks now; `refresh()` builds that list from the roundtable state, and any
+kind can call `show_participants`. The speaker's dot stays on its vertex and is
+highlighted there (larger, amber, outlined; its name bold). Edges show what one
+participant wrote reaching another's context: when A writes something shared
+(whiteboard, transcript, suggestions), the edges A→others glow faintly until each of
+them takes a turn; then A→B flashes, a small dot travels from A to B, and the flash
+fades. The fade runs on a QTimer only while something is fading, and each frame touches
+only the active edges, so an idle polygon costs nothing.
+Size: names are in the dock's font (so zoom scales them like every other text) and the
+dots and gaps are measured in that font's height; the polygon takes the largest scale at
+which every name and dot is inside the plot and no name touches another name or any dot
+(polygon_layout.py). Names are shortened ("Teodor L.", "Teo…") only when that is what
+keeps them apart or the polygon readable; the vertex's tooltip has the full name, and
+its shape (square: administrator) and colour (green: a human seat) say the rest. Names
+are measured bold, as the speaker's is, so nothing moves when the speaker changes. The
+names sit on a veil of the background above the edges and the faint polygon outline.
+Background, names and edges follow the window's theme (BridgeDock.theme_palette).
 Must hold no engine logic and never change the state.
 """
 
 from __future__ import annotations
 
-import html
 import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer
-from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette, QTextDocument
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from roundtable_desktop.domain.actors import Role
 from roundtable_desktop.domain.events import ToolRan
+from roundtable_desktop.domain.summary import Participant
 from roundtable_desktop.domain.tools import ToolStatus
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
 from roundtable_desktop.ui.docks.polygon_layout import (
-    REACH,
-    SPEAKER_SIZE,
-    VERTEX_SIZE,
-    Place,
-    best_layout,
+    ANCHORS,
+    SHIFTS,
+    Layout,
+    Marks,
+    Point,
+    choose_layout,
     extent,
+    polygon,
 )
+from roundtable_desktop.ui.elided_label import ElidedLabel
 from roundtable_desktop.ui.theme import inks
 
 FRAME_MS = 40
@@ -46,17 +55,15 @@ SHARED_PARTS = frozenset({"whiteboard", "transcript", "suggestions"})
 SPEAKER_COLOUR = "#f5b82e"
 VERTEX_COLOUR = "#4a78c2"
 HUMAN_COLOUR = "#3f9f6a"
-_RADIUS = 1.0
-_EDGE_OFFSET = 0.035  # A→B and B→A run side by side
-_MARGIN = 8  # pixels kept clear at the plot's edges
-# Where a name hangs off its vertex: the text's anchor point, and the direction (units).
-_ANCHORS: dict[Place, tuple[float, float]] = {
-    "above": (0.5, 1.0), "below": (0.5, 0.0), "left": (1.0, 0.5), "right": (0.0, 0.5),
-}
-_SHIFT: dict[Place, tuple[int, int]] = {
-    "above": (0, 1), "below": (0, -1), "left": (-1, 0), "right": (1, 0),
-}
-_NAME_SHRINK = (1.0, 0.85, 0.7)  # name sizes tried when the names do not fit
+ADMIN_ROLE = "administrator"
+# Marks in units of the name font's height, so they scale with zoom like the names.
+SPEAKER_DOT, DOT, TRAVELLER = 1.4, 0.95, 0.45
+LABEL_GAP, NAME_GAP = 0.2, 0.7
+_MARGIN = 6  # pixels kept clear at the plot's edges
+_EDGE_OFFSET = 0.035  # A→B and B→A run side by side (units of the radius)
+_LABEL_FILL_ALPHA = 215  # names sit on a veil of the background, above the edges
+_OUTLINE_ALPHA = 60  # the polygon's sides: there, but quieter than any interaction
+_TEXT_MARGIN = 1.0  # around a name's text, inside its veil (Qt's default is 4)
 Pair = tuple[str, str]
 
 
@@ -73,38 +80,41 @@ class PolygonDock(BridgeDock):
         item.hideButtons()
         item.setMenuEnabled(False)
         item.setMouseEnabled(x=False, y=False)
+        item.getViewBox().setDefaultPadding(0)
         self.plot.setAspectLocked(True)
         self.plot.setXRange(-1.5, 1.5, padding=0)
         self.plot.setYRange(-1.5, 1.5, padding=0)
         item.getViewBox().sigResized.connect(self._on_view_resized)
-        self.turn_label = QLabel()
+        self.turn_label = ElidedLabel("")
         self.turn_label.setObjectName("polygonTurn")
-        self.turn_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.turn_label.setWordWrap(True)  # a long name must not widen the dock
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addWidget(self.turn_label)
         layout.addWidget(self.plot, 1)
         self.setWidget(body)
-        self.setMinimumSize(260, 240)
+        self.setMinimumSize(200, 160)
 
         self.vertices = pg.ScatterPlotItem(pxMode=True)
         self.vertices.setZValue(10)
-        self.dots = pg.ScatterPlotItem(pxMode=True, size=11, brush=pg.mkBrush(SPEAKER_COLOUR),
-                                       pen=pg.mkPen("#ffffff", width=1))
-        self.dots.setZValue(5)
+        self.travellers = pg.ScatterPlotItem(pxMode=True)
+        self.travellers.setZValue(5)
+        self.outline = pg.PlotCurveItem()  # the polygon itself, faint, under everything
+        self.outline.setZValue(0)
+        self.plot.addItem(self.outline)
         self.plot.addItem(self.vertices)
-        self.plot.addItem(self.dots)
+        self.plot.addItem(self.travellers)
 
-        self._ids: list[str] = []
-        self._positions: dict[str, tuple[float, float]] = {}
+        self._seats: list[Participant] = []
+        self._current: str | None = None
+        self._positions: dict[str, Point] = {}
         self._labels: dict[str, pg.TextItem] = {}
-        self._label_fonts: dict[str, QFont] = {}  # at full size; _fit_view may shrink
+        self._shown: dict[str, str] = {}  # each name as drawn (maybe shortened)
+        self._layout: Layout | None = None
+        self._marks = Marks(dot=32.0, gap=4.0, name_gap=14.0)
         self._edges: dict[Pair, pg.PlotCurveItem] = {}
         self._flash: dict[Pair, float] = {}
         self._pending: set[Pair] = set()
-        self._current: str | None = None
         self._inks = inks(self.theme_palette())
 
         self._timer = QTimer(self)
@@ -121,10 +131,8 @@ class PolygonDock(BridgeDock):
         return self._current
 
     def vertex_colour(self, actor_id: str) -> str:
-        for spot in self.vertices.points():
-            if spot.data() == actor_id:
-                return spot.brush().color().name()
-        return ""
+        spot = self._spot(actor_id)
+        return spot.brush().color().name() if spot is not None else ""
 
     def edge_heat(self, source: str, target: str) -> float:
         pair = (source, target)
@@ -135,12 +143,39 @@ class PolygonDock(BridgeDock):
 
     def label_rects(self) -> dict[str, QRectF]:
         """Each name's rectangle in the plot's scene (pixels), as drawn now."""
-        self.plot.getPlotItem().getViewBox().prepareForPaint()  # the range, applied
+        self._apply_range()
         rects = {}
         for actor_id, label in self._labels.items():
-            label.updateTransform(force=True)
-            rects[actor_id] = label.textItem.sceneBoundingRect()
+            if label.isVisible():
+                label.updateTransform(force=True)
+                rects[actor_id] = label.textItem.sceneBoundingRect()
         return rects
+
+    def dot_rects(self) -> dict[str, QRectF]:
+        """Each vertex's dot in the same scene pixels, from the drawn spots."""
+        self._apply_range()
+        view = self.plot.getPlotItem().getViewBox()
+        rects = {}
+        for spot in self.vertices.points():
+            centre = view.mapViewToScene(spot.pos())
+            half = spot.size() / 2
+            rects[spot.data()] = QRectF(centre.x() - half, centre.y() - half, 2 * half, 2 * half)
+        return rects
+
+    def vertex_positions(self) -> dict[str, Point]:
+        """Each vertex in units of the radius (the polygon's centre at 0, 0)."""
+        return dict(self._positions)
+
+    def polygon_span(self) -> float:
+        """The polygon's diameter on screen, in pixels."""
+        return 2 * self._layout.scale if self._layout is not None and self._seats else 0.0
+
+    def shown_names(self) -> dict[str, str]:
+        return dict(self._shown)
+
+    def label_fonts(self) -> dict[str, QFont]:
+        """Each name's font as drawn (the speaker's is bold)."""
+        return {actor_id: label.textItem.font() for actor_id, label in self._labels.items()}
 
     def view_rect(self) -> QRectF:
         """The plot area in the same scene pixels as `label_rects`."""
@@ -159,133 +194,160 @@ class PolygonDock(BridgeDock):
 
     def refresh(self) -> None:
         state = self.state()
-        ids = [a.id for a in state.actors] if state else []
-        if ids != self._ids:
-            self._layout(ids)
-        current = state.actor.id if state and state.actors else None
-        if current != self._current:
-            self._current = current
-            self._deliver_to(current)
-        self._paint_vertices()
+        seats = [Participant(id=a.id, name=a.name, role=a.role.value, human=a.human)
+                 for a in state.actors] if state is not None else []
+        speaker = state.actor.id if state is not None and state.actors else None
+        self.show_participants(seats, speaker)
         if state is not None and state.actors:
-            self.turn_label.setText(
-                f"Turn {state.turn} · round {state.round} · speaking: {state.actor.name}"
-            )
+            self.turn_label.set_full_text(
+                f"Turn {state.turn} · round {state.round} · speaking: {state.actor.name}")
         else:
-            self.turn_label.setText("No session")
-        self._paint_edges()
+            self.turn_label.set_full_text("No session")
 
-    def _layout(self, ids: list[str]) -> None:
+    def show_participants(self, seats: list[Participant], speaker: str | None) -> None:
+        """Draw these participants, `speaker` highlighted (None: nobody speaks)."""
+        if [s.id for s in seats] != [s.id for s in self._seats]:
+            self._rebuild([s.id for s in seats])
+        self._seats = list(seats)
+        if speaker != self._current:
+            self._current = speaker
+            self._deliver_to(speaker)
+        self._arrange()
+
+    def _rebuild(self, ids: list[str]) -> None:
         for label in self._labels.values():
             self.plot.removeItem(label)
         for curve in self._edges.values():
             self.plot.removeItem(curve)
         self._labels.clear()
-        self._label_fonts.clear()
         self._edges.clear()
-        self._ids = ids
-        n = max(len(ids), 1)
-        self._positions = {}
-        for i, actor_id in enumerate(ids):
-            angle = math.pi / 2 - 2 * math.pi * i / n
-            x, y = _RADIUS * math.cos(angle), _RADIUS * math.sin(angle)
-            self._positions[actor_id] = (x, y)
-            # Above the vertex in the upper half, below it otherwise (sides included).
-            label = pg.TextItem(anchor=(0.5, 1.0 if y > 1e-6 else 0.0))
-            label.setPos(x, y)
+        self._shown.clear()
+        for actor_id in ids:
+            label = pg.TextItem(anchor=(0.5, 1.0))
+            label.textItem.document().setDocumentMargin(_TEXT_MARGIN)
+            label.setZValue(8)
             self.plot.addItem(label)
             self._labels[actor_id] = label
+        self._positions = dict(zip(ids, polygon(len(ids)), strict=True))
         known = set(ids)
         self._flash = {p: h for p, h in self._flash.items() if set(p) <= known}
         self._pending = {p for p in self._pending if set(p) <= known}
 
-    def _paint_vertices(self) -> None:
-        state = self.state()
-        spots = []
-        ink = self._inks
-        text_colour = self.theme_palette().color(QPalette.ColorRole.Text).name()
-        base = QFont(self.font())
-        base.setPointSizeF(max(base.pointSizeF(), 10.0))
-        for actor_id in self._ids:
-            actor = state.actor_by_id(actor_id) if state else None
-            speaking = actor_id == self._current
-            colour = SPEAKER_COLOUR if speaking else (
-                HUMAN_COLOUR if actor and actor.human else VERTEX_COLOUR)
-            x, y = self._positions[actor_id]
-            spots.append({
-                "pos": (x, y),
-                "size": SPEAKER_SIZE if speaking else VERTEX_SIZE,
-                "symbol": "s" if actor and actor.role == Role.ADMINISTRATOR else "o",
-                "brush": pg.mkBrush(colour),
-                "pen": pg.mkPen(ink.outline, width=3 if speaking else 1),
-                "data": actor_id,
-            })
-            label = self._labels[actor_id]
-            font = QFont(base)
-            font.setBold(speaking)
-            label.setFont(font)
-            self._label_fonts[actor_id] = font
-            name = html.escape(actor.name if actor else actor_id)
-            role = " (admin)" if actor and actor.role == Role.ADMINISTRATOR else ""
-            human = " · human" if actor and actor.human else ""
-            colour_text = ink.speaker if speaking else text_colour
-            label.setHtml(f"<span style='color:{colour_text}'>{name}{role}{human}</span>")
-        self.vertices.setData(spots)
-        self._fit_view()
+    # -- arranging ------------------------------------------------------------------------
+    def _name_font(self, bold: bool) -> QFont:
+        font = QFont(self.plot.font())  # the plot's font follows the window's zoom
+        font.setBold(bold)
+        return font
 
-    # -- fitting and theme ----------------------------------------------------------------
-    def _fit_view(self) -> None:
-        """Set the range so every vertex and name is inside the plot, as large as fits.
-
-        Names have a fixed size in pixels while the polygon scales, so the scale (pixels
-        per unit) is found by bisection: the largest at which the pixel extent of all
-        vertices and names fits the view, for the placement of names that fits largest
-        without collisions (polygon_layout); if none is clear, with smaller names.
-        Names sit a few pixels off their vertex, a distance in units only once the
-        scale is known.
-        """
+    def _arrange(self) -> None:
+        """Lay the polygon out for the plot's size and the names' font, then draw it."""
         view = self.plot.getPlotItem().getViewBox()
         width, height = view.width() - 2 * _MARGIN, view.height() - 2 * _MARGIN
-        if width <= 0 or height <= 0 or not self._ids:
+        if not self._seats or width <= 0 or height <= 0:
+            self._layout = None
+            self._draw()
             return
-        for shrink in _NAME_SHRINK:  # smaller names rather than names over each other
-            sizes = {}
-            for actor_id, label in self._labels.items():
-                font = QFont(self._label_fonts.get(actor_id, label.textItem.font()))
-                font.setPointSizeF(font.pointSizeF() * shrink)
-                label.setFont(font)
-                rect = label.textItem.boundingRect()
-                sizes[actor_id] = (rect.width(), rect.height())
-            names = [(self._positions[a], sizes.get(a, (0.0, 0.0))) for a in self._ids]
-            places, scale, clear = best_layout(names, width, height)
-            if clear:
-                break
-        left, top, right, bottom = extent(names, places, scale)
-        cx, cy = (left + right) / 2 / scale, -(top + bottom) / 2 / scale
-        half_w, half_h = view.width() / 2 / scale, view.height() / 2 / scale
-        view.setRange(xRange=(cx - half_w, cx + half_w), yRange=(cy - half_h, cy + half_h),
-                      padding=0)
-        offset = REACH / scale
-        for actor_id, place in zip(self._ids, places, strict=True):
-            x, y = self._positions[actor_id]
-            anchor, pos = _ANCHORS[place], (x + _SHIFT[place][0] * offset,
-                                            y + _SHIFT[place][1] * offset)
-            self._labels[actor_id].setAnchor(anchor)
-            self._labels[actor_id].setPos(*pos)
+        bold = self._name_font(True)
+        em = QFontMetricsF(bold).height()
+        self._marks = Marks(dot=round(SPEAKER_DOT * em), gap=max(2.0, LABEL_GAP * em),
+                            name_gap=NAME_GAP * em)
+        metrics = QFontMetricsF(bold)
+        layout, shown = choose_layout([s.name for s in self._seats],
+                                      lambda text: self._measure(text, bold),
+                                      metrics.horizontalAdvance, width, height, self._marks)
+        self._layout = layout
+        self._shown = {s.id: text for s, text in zip(self._seats, shown, strict=True)}
+        self._positions = {s.id: p for s, p in zip(self._seats, layout.positions, strict=True)}
+        self._draw()
 
+    def _measure(self, text: str, font: QFont) -> tuple[float, float]:
+        """A name's box as a TextItem draws it (its document, margins included)."""
+        if not text:
+            return (0.0, 0.0)
+        document = QTextDocument()
+        document.setDefaultFont(font)
+        document.setDocumentMargin(_TEXT_MARGIN)
+        document.setPlainText(text)
+        size = document.size()
+        return (math.ceil(size.width()) + 1.0, math.ceil(size.height()) + 1.0)
+
+    def _apply_range(self) -> None:
+        """Centre the names and dots in the plot at the layout's scale."""
+        view = self.plot.getPlotItem().getViewBox()
+        layout = self._layout
+        if layout is not None and self._seats:
+            sizes = [self._measure(self._shown.get(s.id, ""), self._name_font(True))
+                     for s in self._seats]
+            left, top, right, bottom = extent(layout.positions, sizes, layout.places,
+                                              layout.scale, self._marks)
+            scale = max(layout.scale, 1e-3)
+            cx, cy = (left + right) / 2 / scale, -(top + bottom) / 2 / scale
+            half_w, half_h = view.width() / 2 / scale, view.height() / 2 / scale
+            view.setRange(xRange=(cx - half_w, cx + half_w), yRange=(cy - half_h, cy + half_h),
+                          padding=0)
+        view.prepareForPaint()  # the range, applied now
+
+    def _draw(self) -> None:
+        """Dots, names and edges at the current layout."""
+        ink = self._inks
+        text_colour = self.theme_palette().color(QPalette.ColorRole.Text).name()
+        fill = QColor(self.theme_palette().color(QPalette.ColorRole.Base))
+        fill.setAlpha(_LABEL_FILL_ALPHA)
+        dot = self._marks.dot
+        spots = []
+        layout = self._layout
+        scale = max(layout.scale, 1e-3) if layout is not None else 1.0
+        places = layout.places if layout is not None else ["above"] * len(self._seats)
+        for seat, place in zip(self._seats, places, strict=True):
+            speaking = seat.id == self._current
+            colour = SPEAKER_COLOUR if speaking else (
+                HUMAN_COLOUR if seat.human else VERTEX_COLOUR)
+            x, y = self._positions.get(seat.id, (0.0, 0.0))
+            spots.append({
+                "pos": (x, y),
+                "size": dot if speaking else round(dot * DOT / SPEAKER_DOT),
+                "symbol": "s" if seat.role == ADMIN_ROLE else "o",
+                "brush": pg.mkBrush(colour),
+                "pen": pg.mkPen(ink.outline, width=3 if speaking else 1),
+                "data": seat.id,
+            })
+            label = self._labels[seat.id]
+            label.setFont(self._name_font(speaking))
+            label.fill = pg.mkBrush(fill)
+            label.setText(self._shown.get(seat.id, ""),
+                          color=ink.speaker if speaking else text_colour)
+            label.setVisible(bool(self._shown.get(seat.id)) and layout is not None)
+            (ax, ay), (sx, sy) = ANCHORS[place], SHIFTS[place]
+            reach = self._marks.reach / scale
+            label.setAnchor((ax, ay))
+            label.setPos(x + sx * reach, y - sy * reach)
+        names = {seat.id: _description(seat) for seat in self._seats}
+        self.vertices.setData(spots, hoverable=True,  # the full name, however it is drawn
+                              tip=lambda x, y, data: names.get(data, ""))
+        ring = [self._positions[s.id] for s in self._seats if s.id in self._positions]
+        ring += ring[:1] if len(ring) > 2 else []
+        line = QColor(self.theme_palette().color(QPalette.ColorRole.Text))
+        line.setAlpha(_OUTLINE_ALPHA)
+        self.outline.setData([p[0] for p in ring], [p[1] for p in ring],
+                             pen=pg.mkPen(line, width=1))
+        self._apply_range()
+        self._paint_edges()
+
+    def _spot(self, actor_id: str):  # type: ignore[no-untyped-def]
+        return next((s for s in self.vertices.points() if s.data() == actor_id), None)
+
+    # -- theme and size ------------------------------------------------------------------
     def _on_view_resized(self) -> None:
-        self._fit_view()
+        self._arrange()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:
-            self._theme_timer.start()  # zoom: the names change size
+            self._theme_timer.start()  # zoom: the names and dots change size
 
     def _on_theme_changed(self) -> None:
         self._follow_palette()
-        if self._ids:
-            self._paint_vertices()  # names change colour and size with the theme
-            self._paint_edges()
+        self._arrange()  # names change colour and size with the theme and zoom
 
     def _follow_palette(self) -> None:
         pal = self.theme_palette()
@@ -297,7 +359,7 @@ class PolygonDock(BridgeDock):
         result = event.result
         if result.status != ToolStatus.OK or not SHARED_PARTS & set(result.changed):
             return
-        for target in self._ids:
+        for target in self._positions:
             if target != event.actor_id:
                 self._pending.add((event.actor_id, target))
         self._paint_edges()
@@ -325,11 +387,12 @@ class PolygonDock(BridgeDock):
             self._timer.stop()
 
     def _paint_edges(self) -> None:
-        active = {p for p in self._flash} | self._pending
+        active = set(self._flash) | self._pending
         for pair in list(self._edges):
             if pair not in active:
                 self._edges[pair].setVisible(False)
-        dots = []
+        travellers = []
+        edge_colour = QColor(self._inks.edge)
         for pair in active:
             if pair[0] not in self._positions or pair[1] not in self._positions:
                 continue
@@ -342,7 +405,7 @@ class PolygonDock(BridgeDock):
                 self._edges[pair] = curve
             curve.setData([x1, x2], [y1, y2])
             flash = self._flash.get(pair, 0.0)
-            edge = QColor(self._inks.edge)
+            edge = QColor(edge_colour)
             if flash > 0.0:
                 edge.setAlpha(int(80 + 175 * flash))
                 pen = pg.mkPen(edge, width=1.5 + 5 * flash)
@@ -351,17 +414,21 @@ class PolygonDock(BridgeDock):
                 pen = pg.mkPen(edge, width=1.5, style=Qt.PenStyle.DashLine)
             curve.setPen(pen)
             curve.setVisible(True)
-            if flash > 0.05:
-                t = min(1.0, (1.0 - flash) * 2.5)
-                dots.append({"pos": (x1 + (x2 - x1) * t, y1 + (y2 - y1) * t)})
-        self.dots.setData(dots)
+            t = min(1.0, (1.0 - flash) * 2.5)
+            if flash > 0.05 and t < 1.0:  # on its way; gone once it arrives
+                travellers.append({"pos": (x1 + (x2 - x1) * t, y1 + (y2 - y1) * t)})
+        size = max(4.0, self._marks.dot * TRAVELLER / SPEAKER_DOT)
+        self.travellers.setData(travellers, size=size, brush=pg.mkBrush(edge_colour),
+                                pen=pg.mkPen(self._inks.outline, width=1))
 
-    def _segment(self, pair: Pair) -> tuple[tuple[float, float], tuple[float, float]]:
+    def _segment(self, pair: Pair) -> tuple[Point, Point]:
+        """From the edge of A's dot to the edge of B's, offset to one side."""
         (x1, y1), (x2, y2) = self._positions[pair[0]], self._positions[pair[1]]
         dx, dy = x2 - x1, y2 - y1
         length = math.hypot(dx, dy) or 1.0
         ox, oy = -dy / length * _EDGE_OFFSET, dx / length * _EDGE_OFFSET
-        trim = 0.08 / length
+        scale = self._layout.scale if self._layout is not None else 100.0
+        trim = min(0.4, self._marks.reach / max(scale, 1e-3) / length)
         return (
             (x1 + dx * trim + ox, y1 + dy * trim + oy),
             (x2 - dx * trim + ox, y2 - dy * trim + oy),
@@ -370,3 +437,10 @@ class PolygonDock(BridgeDock):
     def _on_bridge_state_changed(self, part: str) -> None:
         if part in {"turn", "actors", "ended"}:
             self.schedule_refresh()
+
+
+def _description(seat: Participant) -> str:
+    """A vertex's tooltip: the full name and what the dot's shape and colour say."""
+    role = " (administrator: the square dot)" if seat.role == ADMIN_ROLE else ""
+    human = " · a human seat (green)" if seat.human else ""
+    return f"{seat.name}{role}{human}"
