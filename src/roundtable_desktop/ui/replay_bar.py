@@ -4,8 +4,9 @@ Each step is one recorded call. The bar emits `payloadChanged` with that call's 
 request as stored (system prompt with its layers marked, every message: the payload as
 it was sent, byte for byte) rendered for the context view, and hands the bridge the
 session as it was right after the action that made the call (`bridge.show_replay`), so
-every dock shows that moment. Steps are matched to checkpoints by the order of the recorded events (CallStarted, then the ActionFinished
-or SessionEnded that closed its action), falling back to timestamps.
+every dock shows that moment. Steps are matched to checkpoints by the order of the
+recorded events (CallStarted, then the ActionFinished or SessionEnded that closed its
+action), falling back to timestamps.
 Must not write to the store or run anything; leaving replay is the window's business
 (it re-attaches the live session on `closed`).
 """
