@@ -53,6 +53,9 @@ class ActionSpec(BaseModel):
     needs_text: bool = False
     needs_steps: bool = False
     options: list[str] = Field(default_factory=list)  # chosen by Action.option (an index)
+    # May run while another action (an AI seat's stream) runs: a human seat's message in a
+    # kind that allows it. The window and the runner honour it; most actions wait.
+    while_running: bool = False
 
 
 class Action(BaseModel):
