@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,3 +39,34 @@ def test_engine_imports_without_qt():
     )
     result = _run(sys.executable, "-c", code)
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr
+
+
+# The parts every kind goes through; a kind's own classes and state appear only in its modules.
+KIND_NEUTRAL = (
+    "src/roundtable_desktop/app.py",
+    "src/roundtable_desktop/cli.py",
+    "src/roundtable_desktop/cli_output.py",
+    "src/roundtable_desktop/protocols/base.py",
+    "src/roundtable_desktop/protocols/model_calls.py",
+    "src/roundtable_desktop/protocols/launch.py",
+    "src/roundtable_desktop/protocols/headless.py",
+    "src/roundtable_desktop/protocols/session_export.py",
+    "src/roundtable_desktop/protocols/replay_state.py",
+    "src/roundtable_desktop/protocols/payloads.py",
+    "src/roundtable_desktop/protocols/structured_call.py",
+    "src/roundtable_desktop/ui/session_runner.py",
+    "src/roundtable_desktop/ui/replay_bar.py",
+    "src/roundtable_desktop/ui/mcp_controller.py",
+    *(str(p.relative_to(ROOT)) for p in (ROOT / "src/roundtable_desktop/store").glob("*.py")),
+    *(str(p.relative_to(ROOT)) for p in (ROOT / "src/roundtable_desktop/llm").glob("*.py")),
+)
+
+
+def test_launch_cli_store_export_and_replay_name_no_kind():
+    kind_test = re.compile(r"""kind\s*[!=]=\s*["'](roundtable|negotiation|legion|tutor|debate)""")
+    for path in KIND_NEUTRAL:
+        text = (ROOT / path).read_text(encoding="utf-8")
+        for word in ("RoundtableSession", "MeetingState", "roundtable_offline",
+                     "protocols.roundtable"):
+            assert word not in text, f"{path} names {word!r}"
+        assert kind_test.search(text) is None, f"{path} tests for a kind by name"
