@@ -1,7 +1,11 @@
 """Make docs/screenshot.png: the window mid-meeting at 1920x1080, offscreen.
 
     .venv/bin/python docs/make_screenshot.py [--theme dark] [--zoom 1.4] [--presenter]
-                                             [--out docs/screenshot.png]
+                                             [--size 1366x768] [--out docs/screenshot.png]
+    .venv/bin/python docs/make_screenshot.py --laptop     # docs/screenshot-laptop.png
+
+The window opens on an offscreen screen of the given size (Qt's offscreen `configfile`),
+so it places and sizes itself as it would on that screen.
 
 Runs an offline meeting for a few turns by triggering the toolbar's actions, selects a
 candidate (the view scrolls to it), waits until the context view has painted and grabs
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -53,7 +58,17 @@ def _next_action(window) -> str:  # type: ignore[no-untyped-def]
     return ""
 
 
-async def shoot(out: Path, theme: str, actions: int, zoom: float) -> None:
+def use_screen(width: int, height: int) -> None:
+    """Give the offscreen platform one screen of this size (before QApplication exists)."""
+    config = Path(tempfile.mkdtemp(prefix="roundtable-screen-")) / "screen.json"
+    config.write_text(json.dumps({"screens": [{
+        "name": "shot", "x": 0, "y": 0, "width": width, "height": height,
+        "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1.0}]}))
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
+
+
+async def shoot(out: Path, theme: str, actions: int, zoom: float,
+                size: tuple[int, int]) -> None:
     store = SessionStore.open(default_db_path())
     window = compose_window(store, client_factory=lambda: ClientChoice(
         OfflineClient(delay_s=0.0), "offline", "offline"))
@@ -61,8 +76,8 @@ async def shoot(out: Path, theme: str, actions: int, zoom: float) -> None:
     window.zoom_by(0)
     while window.zoom < zoom - 1e-6:
         window.zoom_by(1)
-    # Offscreen has no 1920x1080 screen to go full screen on: the size stands in for it.
-    window.resize(1920, 1080)
+    # The whole screen, as a maximized window on that laptop or projector would be.
+    window.setGeometry(0, 0, *size)
     window.show()
     await asyncio.gather(window.runner.start_new(), return_exceptions=True)
     for _ in range(actions):
@@ -95,15 +110,25 @@ def main() -> int:
     parser.add_argument("--presenter", action="store_true",
                         help="what --presenter shows: the dark theme at zoom 1.4")
     parser.add_argument("--actions", type=int, default=7)
+    parser.add_argument("--size", default="1920x1080", help="screen size, e.g. 1366x768")
+    parser.add_argument("--laptop", action="store_true",
+                        help="1366x768 into docs/screenshot-laptop.png")
     args = parser.parse_args()
     if args.presenter:
         args.theme, args.zoom = "dark", PRESENTER_ZOOM
+    if args.laptop:
+        args.size = "1366x768"
+        if args.out == ROOT / "docs" / "screenshot.png":
+            args.out = ROOT / "docs" / "screenshot-laptop.png"
+    width, height = (int(n) for n in args.size.lower().split("x"))
+    use_screen(width, height)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.run_until_complete(shoot(args.out, args.theme, args.actions, args.zoom))
+        loop.run_until_complete(shoot(args.out, args.theme, args.actions, args.zoom,
+                                      (width, height)))
     return 0
 
 
