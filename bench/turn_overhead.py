@@ -24,7 +24,7 @@ from roundtable_desktop.domain.calls import ChatRequest, Usage
 from roundtable_desktop.llm.client import ChatClient, Delta, Finish, StreamItem
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.protocols.launch import start_session
-from roundtable_desktop.protocols.roundtable import RoundtableSession
+from roundtable_desktop.protocols.roundtable import RoundtableSession  # the bench sets its list
 from roundtable_desktop.sources.mock_catalog import MockCatalog
 from roundtable_desktop.store.database import SessionStore
 
@@ -83,7 +83,8 @@ async def measure(size: int, db: Path) -> tuple[list[float], int, int, float]:
         "CALL: passTurn()",
     ])
     session.budget = 10_000_000  # measure the engine, not the budget refusal
-    doc = session.pending_payloads()[0].document
+    # The payload the model reads: the meeting document (the user message).
+    doc = session.pending_payloads()[0].request.user_text()
     timings = []
     grown_from = 0
     for turn in range(TURNS):

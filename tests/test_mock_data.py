@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from roundtable_desktop import paths
 from roundtable_desktop.domain.actors import Role
@@ -307,10 +308,11 @@ def test_query_matching_nothing_falls_back_to_the_default_list_with_a_notice(
     assert result.candidates == search(catalog, None, limit=6).candidates
 
 
-def test_search_hands_out_copies_not_the_catalog_itself(catalog: MockCatalog) -> None:
+def test_no_caller_can_change_a_catalog_candidate_in_place(catalog: MockCatalog) -> None:
     first = search(catalog, "svelte").candidates[0]
     original_title = first.title
-    first.title = "changed by a caller"
+    with pytest.raises(ValidationError):
+        first.title = "changed by a caller"  # frozen: a change is a new object
     assert catalog.lookup(first.id).title == original_title
 
 

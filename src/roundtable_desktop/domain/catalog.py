@@ -5,11 +5,14 @@ Must not fetch anything; sources/ fills these models.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Candidate(BaseModel):
-    """A video that may be recommended. Every field is untrusted text."""
+    """A video that may be recommended. Every field is untrusted text. Frozen: a change is
+    a new object, so the context window may cache what it rendered for one."""
+
+    model_config = ConfigDict(frozen=True)
 
     id: str
     title: str

@@ -7,6 +7,8 @@ controls, each handled in exactly one place.
   U+FFFF), which lxml refuses with ValueError.
 - `label_text`: also removes bidi controls (U+202A..U+202E, U+2066..U+2069, U+200E,
   U+200F, U+061C), which can make a title or name display as something it is not.
+- `terminal_text`: for a terminal: removes escape sequences, every control character but
+  TAB and LF (ESC, BEL, backspace, CR, DEL, C1) and bidi controls; surrogates replaced.
 
 Lives in domain because context/ and store/ both need it and may not import each other.
 Must not cap lengths, strip whitespace or escape markup (callers decide those), and must
@@ -57,3 +59,20 @@ def label_text(text: str) -> str:
     if _LABEL_UNSAFE.search(text) is None:
         return text
     return _LABEL_UNSAFE.sub(_replace_or_drop, text)
+
+
+# What a terminal acts on instead of showing: an ESC sequence (CSI such as "clear the
+# screen", OSC such as "set the title", or a two-character one) goes whole; any control
+# left over (C0 but TAB and LF, DEL, C1, where U+009B is a one-character CSI), a bidi
+# control or a lone surrogate is then handled one character at a time.
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[ -/]*[0-~])"
+)
+_TERMINAL_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]|{_BIDI}")
+
+
+def terminal_text(text: str) -> str:
+    """`text` safe to write to a terminal: what it would show, nothing it would obey."""
+    if _TERMINAL_UNSAFE.search(text) is None:
+        return text
+    return _TERMINAL_UNSAFE.sub(_replace_or_drop, _ESCAPE_SEQUENCE.sub("", text))

@@ -15,7 +15,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from roundtable_desktop.context.budget import DEFAULT_BUDGET, BudgetExceeded, fit_to_budget
-from roundtable_desktop.context.document import ToolLine, build_roundtable_document
+from roundtable_desktop.context.document import (
+    ToolLine,
+    build_roundtable_document,
+    serialize_roundtable_document,
+)
 from roundtable_desktop.context.layers import (
     LayerText,
     PromptSnapshot,
@@ -230,10 +234,15 @@ class RoundtableSession(SessionProtocol):
             for spec in tools_for_role(actor.role)
         ]
         protocol = layers.get("protocol")
-        element = build_roundtable_document(
-            self.state, protocol_text=protocol.text if protocol else "", tool_lines=tool_lines
-        )
-        document = serialize(element)
+        protocol_text = protocol.text if protocol else ""
+        element = None
+        if measure:  # the views need the element (sections, the embedded document)
+            element = build_roundtable_document(self.state, protocol_text=protocol_text,
+                                                tool_lines=tool_lines)
+            document = serialize(element)
+        else:  # the call path: the same bytes, the candidate list spliced from a cache
+            document = serialize_roundtable_document(self.state, protocol_text=protocol_text,
+                                                     tool_lines=tool_lines)
         system = join_layers([layers.get("system")])
         messages = [ChatMessage(role="system", content=system)] if system else []
         fitted = fit_to_budget(messages, [], [ChatMessage(role="user", content=document)],
@@ -246,7 +255,7 @@ class RoundtableSession(SessionProtocol):
         # The call path (measure=False) skips it, as it skips section sizes: only views
         # read them, and rendering costs ~1.5 ms a turn at 200 candidates.
         shown = ""
-        if measure:
+        if element is not None:
             marked = [layers["system"]] if "system" in layers else []
             shown = render_request(request, marked, {len(request.messages) - 1: element},
                                    label=label)
@@ -255,7 +264,7 @@ class RoundtableSession(SessionProtocol):
             label=label,
             request=request,
             document=shown,
-            sections=section_sizes(element) if measure else [],
+            sections=section_sizes(element) if element is not None else [],
             layers=list(layers.values()),
         )
 
