@@ -12,6 +12,7 @@ os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox --disable-gpu"
 import keyring
 import pytest
 
+from roundtable_desktop.domain.secrets import forget_secrets
 from tests.fakes.memory_keyring import MemoryKeyring
 
 pytest_plugins = ["tests.engine_fixtures", "tests.fakes.openai_fixture"]
@@ -29,6 +30,15 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.delenv("ROUNDTABLE_API_KEY", raising=False)
     monkeypatch.delenv("ROUNDTABLE_YOUTUBE_KEY", raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_remembered_secrets():
+    """Each test starts with no known secrets: a key one test used is not scrubbed in the
+    next (domain/secrets.py remembers keys for the whole process)."""
+    forget_secrets()
+    yield
+    forget_secrets()
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -167,3 +169,93 @@ def test_sessions_cuts_a_long_title_so_the_columns_stay_aligned(db, capsys):
 def test_sessions_says_so_when_there_are_none(db, capsys):
     assert main(["sessions", "--db", str(db)]) == 0
     assert capsys.readouterr().out == "No stored sessions.\n"
+
+
+# -- issue 9: SIGTERM, the deadline, and failures that trying again cannot fix ---------------
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _streamed_text_stored(db: Path) -> bool:
+    """A call row of another process's store holds streamed text (it is mid-reply)."""
+    if not db.exists():
+        return False
+    try:
+        con = sqlite3.connect(db, timeout=1)
+        try:
+            row = con.execute("SELECT 1 FROM calls WHERE status = 'pending' "
+                              "AND length(response_text) > 0").fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    return row is not None
+
+
+@pytest.mark.slow
+def test_sigterm_cancels_the_call_keeps_its_text_saves_and_exits_143(fake_openai, db):
+    fake_openai.reset()
+    slow = "CALL: addWhiteboard(\"" + "slowly " * 200 + "\")\nCALL: passTurn()"
+    fake_openai.script([{"kind": "ok", "text": slow, "chunk_size": 4, "delay_s": 0.05}])
+    env = {**os.environ, "ROUNDTABLE_API_KEY": "sk-test"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "roundtable_desktop", "run", "--base-url", fake_openai.base_url,
+         "--model", "m", "--turns", "2", "--db", str(db), "--quiet"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while not _streamed_text_stored(db):
+            assert time.monotonic() < deadline, "no streamed text was stored"
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143
+    assert err.strip().splitlines() == [err.strip()] and "SIGTERM" in err
+    assert "Traceback" not in err
+    with SessionStore.open(db) as store:
+        sid = store.latest_session_id()
+        [call] = store.calls(sid)
+        assert call.status == "cancelled" and "slowly" in call.response_text
+        assert [c.action for c in store.checkpoints(sid)][-1] == "infer"
+        assert store.get_session(sid).state["meeting"]["inferences_this_turn"] == 1
+
+
+def test_a_rejected_key_is_sent_once_and_the_run_stops_with_exit_1(fake_openai, db, capsys,
+                                                                    monkeypatch):
+    fake_openai.reset()
+    fake_openai.script([{"kind": "status", "status": 401, "repeat": 5,
+                         "body": {"error": {"message": "Invalid API key."}}}])
+    monkeypatch.setenv("ROUNDTABLE_API_KEY", "sk-test")
+    code = main(["run", "--base-url", fake_openai.base_url, "--model", "m", "--turns", "3",
+                 "--db", str(db), "--quiet"])
+    assert code == 1
+    assert fake_openai.stats()["count"] == 1
+    assert "trying the call again cannot help" in capsys.readouterr().out
+
+
+def test_a_trickling_server_holds_the_run_for_one_deadline_only(fake_openai, db, capsys,
+                                                                monkeypatch):
+    fake_openai.reset()
+    fake_openai.script([{"kind": "keepalive_trickle", "interval_s": 0.05, "count": 400,
+                         "repeat": 3}])
+    monkeypatch.setenv("ROUNDTABLE_API_KEY", "sk-test")
+    started = time.monotonic()
+    code = main(["run", "--base-url", fake_openai.base_url, "--model", "m", "--turns", "3",
+                 "--deadline", "0.5", "--db", str(db), "--quiet"])
+    elapsed = time.monotonic() - started
+    assert code == 1
+    assert fake_openai.stats()["count"] == 1
+    assert elapsed < 10
+    assert "within 0.5 s" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
+def test_a_deadline_that_is_not_a_positive_number_is_refused(value, db, capsys):
+    code = main(["run", "--offline", "--turns", "1", "--deadline", value, "--db", str(db)])
+    assert code == 2
+    assert "--deadline" in capsys.readouterr().err

@@ -363,7 +363,7 @@ def test_the_key_never_appears_in_errors_logs_or_repr(server, caplog):
         str(error), repr(error), error.message, error.hint, repr(client), str(client),
         "".join(traceback.format_exception(error)), caplog.text,
     ]
-    assert "Key *** is not valid." in error.message
+    assert "Key [redacted] is not valid." in error.message
     assert all(SECRET not in text for text in rendered)
 
 
@@ -422,3 +422,33 @@ def test_prepare_builds_the_http_client_before_the_first_call():
     client.prepare()
     assert client._http is not None
     asyncio.run(client.aclose())
+
+
+# -- issue 9: failures that trying again cannot fix, and a response h11 refuses -------------
+def test_a_rejected_key_is_final_so_no_caller_sends_it_again(server):
+    server.script([{"kind": "status", "status": 401, "repeat": 3}])
+    error = fails_with(AuthError, make_client(server))
+    assert error.final
+    assert len(server.requests()) == 1
+
+
+def test_a_call_that_hit_its_deadline_is_final_and_was_sent_once(server):
+    server.script([{"kind": "keepalive_trickle", "interval_s": 0.05, "count": 100,
+                    "repeat": 3}])
+    error = fails_with(CallTimeout, make_client(server, read_timeout=2.0, deadline=0.4))
+    assert error.final
+    assert len(server.requests()) == 1
+
+
+def test_a_slow_read_is_not_final(server):
+    server.script([{"kind": "slow_first_token", "delay_s": 1.5, "repeat": 3}])
+    error = fails_with(CallTimeout, make_client(server, read_timeout=0.3))
+    assert not error.final
+
+
+def test_an_oversized_header_is_a_malformed_response_not_an_unreachable_server(server):
+    server.script([{"kind": "huge_header", "header_bytes": 2_000_000, "repeat": 3}])
+    error = fails_with(TransportError, make_client(server))
+    assert "malformed or oversized response" in error.message
+    assert "Could not reach" not in error.message
+    assert len(server.requests()) == 1  # a broken server says the same again: not retried

@@ -6,7 +6,10 @@ writes HTML, Markdown or JSON; `roundtable kinds` lists the kinds and their scen
 `roundtable serve-mcp` serves the bundled YouTube MCP server.
 The API key comes from the OS keyring or ROUNDTABLE_API_KEY, never from an argument
 (the YouTube key likewise: keyring or ROUNDTABLE_YOUTUBE_KEY).
-Every error is one clear line and a non-zero exit, never a traceback.
+Every error is one clear line and a non-zero exit, never a traceback. Text from a model,
+a server or the store is printed through cli_output.emit_text (no escape sequences, no
+known secret). `run` stops on SIGTERM as on Ctrl+C: the call in flight is cancelled and
+keeps its partial text, the session is saved, the exit code is 143 (130 for Ctrl+C).
 Must not import Qt at module level (the window is imported only when asked for).
 """
 
@@ -14,15 +17,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
+import signal
 import sys
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from roundtable_desktop import __version__
-from roundtable_desktop.cli_output import MeetingPrinter, print_kinds, print_result
+from roundtable_desktop.cli_output import (
+    MeetingPrinter,
+    emit_text,
+    print_kinds,
+    print_result,
+    shown,
+)
 from roundtable_desktop.domain.refusal import Refusal
-from roundtable_desktop.domain.text import label_text
+from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.offline import OFFLINE_MODEL
 from roundtable_desktop.llm.openai_compat import DEFAULT_BASE_URL, DEFAULT_MODEL
@@ -43,6 +54,10 @@ from roundtable_desktop.store.records import SessionInfo
 
 if TYPE_CHECKING:
     from roundtable_desktop.sources.mcp_client import McpConnection
+
+
+DEFAULT_DEADLINE_S = 300.0
+EXIT_SIGINT, EXIT_SIGTERM = 130, 143  # 128 + the signal's number, as shells report it
 
 
 class CliError(Exception):
@@ -74,6 +89,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--scenario", default="default")
     run.add_argument("--delay", type=float, default=0.01,
                      help="offline model: seconds per streamed token (default 0.01)")
+    run.add_argument("--deadline", type=float, default=DEFAULT_DEADLINE_S, metavar="SECONDS",
+                     help="seconds one model call may take in all, retries included "
+                          f"(default {DEFAULT_DEADLINE_S:g}); a call that hits it is not "
+                          "tried again")
     run.add_argument("--continue", dest="resume", metavar="SESSION",
                      help="continue a stored session (id or unique prefix)")
     run.add_argument("--quiet", action="store_true", help="print only the final suggestions")
@@ -117,7 +136,7 @@ def _model_settings(args: argparse.Namespace) -> tuple[ModelSettings, str | None
         raise CliError("No API key: set ROUNDTABLE_API_KEY or store one in the OS keyring "
                        "from the app's Settings (or use --offline).")
     settings = ModelSettings(provider="custom", base_url=args.base_url.rstrip("/"),
-                             model=args.model or DEFAULT_MODEL)
+                             model=args.model or DEFAULT_MODEL, deadline_s=args.deadline)
     return settings, key
 
 
@@ -136,6 +155,35 @@ def _check_run_args(args: argparse.Namespace) -> None:
         raise CliError(f"--turns must be at least 1 (got {args.turns}).")
     if not 1 <= args.parallel <= MAX_PARALLEL:
         raise CliError(f"--parallel must be from 1 to {MAX_PARALLEL} (got {args.parallel}).")
+    if not (math.isfinite(args.deadline) and args.deadline > 0):
+        raise CliError(f"--deadline must be a number of seconds above 0 (got {args.deadline}).")
+
+
+class _Termination:
+    """SIGTERM handled like Ctrl+C: it cancels the run's task, so the call in flight is
+    cancelled (keeping its partial text) and the action in progress is saved."""
+
+    def __init__(self) -> None:
+        self.received = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def install(self) -> None:
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+        try:
+            loop.add_signal_handler(signal.SIGTERM, self._on_signal, task)
+        except (NotImplementedError, RuntimeError, ValueError):
+            return  # no signal handlers here (Windows, or not the main thread)
+        self._loop = loop
+
+    def remove(self) -> None:
+        if self._loop is not None:
+            self._loop.remove_signal_handler(signal.SIGTERM)
+            self._loop = None
+
+    def _on_signal(self, task: asyncio.Task[int] | None) -> None:
+        self.received = True
+        if task is not None:
+            task.cancel()
 
 
 async def _run(args: argparse.Namespace) -> int:
@@ -147,6 +195,9 @@ async def _run(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     printer = MeetingPrinter(quiet=args.quiet)
     connection: McpConnection | None = None
+    handle = None
+    termination = _Termination()
+    termination.install()
     try:
         if args.resume:
             session_id = store.resolve_session(args.resume)
@@ -165,16 +216,24 @@ async def _run(args: argparse.Namespace) -> int:
                 printer.line(f"MCP: the {handle.kind} kind uses no MCP tools.")
         else:
             session.detach_mcp()  # a continued session may still say it was connected
-        try:
-            result = await kind_spec(handle.kind).drive(session, args.turns, lines)
-        except asyncio.CancelledError:
-            printer.line(f"\nInterrupted. The session is saved: {handle.session_id[:8]}")
-            raise
+        result = await kind_spec(handle.kind).drive(session, args.turns, lines)
         print_result(session.summary(), handle.session_id)
         if result.message:
             printer.line(result.message)
         return result.code
+    except asyncio.CancelledError:
+        # Ctrl+C (asyncio's handler) or SIGTERM (ours) cancelled this task: the action in
+        # progress has been recorded by now. Say so in one line and exit as a shell would.
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        what = "SIGTERM" if termination.received else "Ctrl+C"
+        saved = (f"the session is saved: continue it with roundtable run --continue "
+                 f"{handle.session_id[:8]}" if handle is not None else "no session was started")
+        printer.error_line(f"\nInterrupted by {what}; {saved}.")
+        return EXIT_SIGTERM if termination.received else EXIT_SIGINT
     finally:
+        termination.remove()
         if connection is not None:
             await connection.disconnect()
         await client.aclose()
@@ -190,7 +249,7 @@ async def _connect_mcp(url: str, printer: MeetingPrinter) -> McpConnection:
     try:
         await connection.connect(url)
     except McpError as exc:
-        print(f"! {exc} The meeting runs without MCP.", file=sys.stderr, flush=True)
+        printer.error_line(f"! {exc} The meeting runs without MCP.")
         return connection
     printer.line(f"MCP: {connection.status}: {', '.join(connection.tool_names) or 'no tools'}.")
     return connection
@@ -209,8 +268,8 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         source = make_candidate_source(KeyStore())
         server = mcp_server.build_server(source, delay_s=mcp_address.delay_from_env())
         url = mcp_address.endpoint_url(args.host, sock.getsockname()[1])
-        print(f"{mcp_address.READY_PREFIX}{url} with videos from {source.status}. "
-              "Ctrl+C stops it.", flush=True)
+        emit_text(sys.stdout, f"{mcp_address.READY_PREFIX}{url} with videos from "
+                              f"{source.status}. Ctrl+C stops it.\n")
         mcp_server.serve(server, sock, args.host, until_stdin_closes=args.until_stdin_closes)
     return 0
 
@@ -229,9 +288,11 @@ def _export(args: argparse.Namespace) -> int:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text, encoding="utf-8")
-        print(f"Wrote {args.out} ({len(text.encode('utf-8')):,} bytes).")
+        emit_text(sys.stdout, f"Wrote {args.out} ({len(text.encode('utf-8')):,} bytes).\n")
+    elif sys.stdout.isatty():
+        emit_text(sys.stdout, text)  # a terminal obeys escape sequences: show them inert
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(scrub(text))  # a pipe or a file gets the export as it is
     return 0
 
 
@@ -243,7 +304,7 @@ def session_table(rows: list[SessionInfo]) -> list[str]:
     """A header and one aligned line per session: id (8 characters), kind, title on one
     line, started as a local date-time, calls (right-aligned) and state."""
     cells = [
-        (row.id[:8], label_text(row.kind), _short_title(row.title),
+        (row.id[:8], shown(row.kind), _short_title(row.title),
          datetime.fromtimestamp(row.created_at).strftime("%Y-%m-%d %H:%M"),
          str(row.call_count), row.status)
         for row in rows
@@ -257,7 +318,7 @@ def session_table(rows: list[SessionInfo]) -> list[str]:
 
 
 def _short_title(title: str) -> str:
-    text = " ".join(label_text(title).split()) or "-"
+    text = " ".join(shown(title).split()) or "-"
     return text if len(text) <= TITLE_WIDTH else text[:TITLE_WIDTH - 1].rstrip() + "…"
 
 
@@ -267,7 +328,8 @@ def _sessions(args: argparse.Namespace) -> int:
         rows = store.list_sessions(limit=args.limit)
     finally:
         store.close()
-    print("\n".join(session_table(rows)) if rows else "No stored sessions.")
+    emit_text(sys.stdout, ("\n".join(session_table(rows)) if rows else "No stored sessions.")
+              + "\n")
     return 0
 
 
@@ -309,14 +371,14 @@ def _exit(fn) -> int:  # type: ignore[no-untyped-def]
     try:
         return int(fn() or 0)
     except KeyboardInterrupt:
-        print("Interrupted.", file=sys.stderr)
-        return 130
+        emit_text(sys.stderr, "Interrupted.\n")
+        return EXIT_SIGINT
     except (CliError, StoreError, SourceError, UnknownKind, Refusal) as exc:
-        print(f"roundtable: {exc}", file=sys.stderr)
+        emit_text(sys.stderr, f"roundtable: {exc}\n")
         return 2
     except OSError as exc:
-        print(f"roundtable: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-              file=sys.stderr)
+        where = f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
+        emit_text(sys.stderr, f"roundtable: {where}\n")
         return 2
 
 

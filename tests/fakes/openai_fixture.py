@@ -8,6 +8,7 @@ Must not sleep for fixed times: it waits for the port line and polls /_health.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterator
 from typing import Any
@@ -23,8 +24,11 @@ class FakeOpenAI(PeerHandle):
     api_path = "/v1"
 
     def script(self, replies: list[dict[str, Any]]) -> None:
-        """Replace the script: the next chat requests get these replies, in order."""
-        self._control.post("/_script", json=replies).raise_for_status()
+        """Replace the script: the next chat requests get these replies, in order. Sent as
+        ASCII JSON, so a reply may hold a lone surrogate (served as a "\\ud800" escape)."""
+        self._control.post(
+            "/_script", content=json.dumps(replies), headers={"Content-Type": "application/json"}
+        ).raise_for_status()
 
     def wait_outcome(self, index: int, timeout_s: float = 5.0) -> str:
         """How request `index` ended ("completed", "client_disconnected", ...); the server

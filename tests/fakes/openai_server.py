@@ -31,6 +31,7 @@ that carries `response_format` with HTTP 400 "response_format is not supported" 
     error_in_stream   text, then `{"error": {...}}` (style "vllm": `{"object": "error"}`)
     keepalive_trickle `: keep-alive` comments every interval_s, count times, then ok
     disconnect        close the connection without any response
+    huge_header       200 with one header of header_bytes (default 1 MB), then an ok reply
     json              a non-streamed chat.completion JSON body (tool_calls as below)
     tool_calls        optional text, then `tool_calls` deltas: tool_calls is a list of
                       {id, name, arguments}; each call's arguments are split into pieces of
@@ -230,6 +231,10 @@ class Handler(BaseHTTPRequestHandler):
             return "disconnected"
         if kind == "json":
             return self._serve_json_completion(reply, body)
+        if kind == "huge_header":
+            padding = "a" * int(reply.get("header_bytes", 1_000_000))
+            self._start_stream({"X-Padding": padding})
+            return self._stream_ok(reply, body)
         self._start_stream()
         if kind == "slow_first_token":
             time.sleep(float(reply.get("delay_s", 1.0)))
@@ -353,14 +358,19 @@ class Handler(BaseHTTPRequestHandler):
         return text
 
     # -- wire -----------------------------------------------------------------------------
-    def _start_stream(self) -> None:
+    def _start_stream(self, extra_headers: dict[str, str] | None = None) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Connection", "close")
+        for name, value in (extra_headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
-        self.wfile.flush()
+        try:
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise ClientGone() from exc
 
     def _event(self, document: dict[str, Any]) -> None:
         self._chunk(b"data: " + json.dumps(document).encode() + b"\n\n")

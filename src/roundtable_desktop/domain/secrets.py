@@ -16,7 +16,6 @@ the standard library.
 
 from __future__ import annotations
 
-import re
 import threading
 
 REDACTED = "[redacted]"
@@ -24,8 +23,8 @@ MIN_SECRET_CHARS = 8  # shorter values cannot be told from ordinary words: not r
 MIN_FRAGMENT = 8  # a cut-off head or tail of a secret this long is redacted too
 
 _lock = threading.Lock()
-_secrets: set[str] = set()
-_patterns: list[re.Pattern[str]] = []
+_secrets: set[str] = set()  # changed under the lock only; readers use what _rebuild publishes
+_known: tuple[str, ...] = ()  # longest first, so a secret inside a longer one is not cut
 _fragments: tuple[str, ...] = ()  # the first and last MIN_FRAGMENT characters of each
 _longest = 0
 
@@ -51,30 +50,12 @@ def forget_secrets() -> None:
         _rebuild()
 
 
-def known_secret_count() -> int:
-    return len(_secrets)
-
-
 def _rebuild() -> None:
-    global _patterns, _fragments, _longest
-    ordered = sorted(_secrets, key=len, reverse=True)
-    _patterns = [_pattern(s) for s in ordered]
+    global _known, _fragments, _longest
+    ordered = tuple(sorted(_secrets, key=len, reverse=True))
     _fragments = tuple({f for s in ordered for f in (s[:MIN_FRAGMENT], s[-MIN_FRAGMENT:])})
     _longest = max((len(s) for s in ordered), default=0)
-
-
-def _pattern(secret: str) -> re.Pattern[str]:
-    """The secret whole, or a head of it (>= MIN_FRAGMENT chars), or a tail of it.
-
-    For "abcdefghij" the head is `abcdefgh(?:i(?:j)?)?` and the tail `(?:(?:a)?b)?cdefghij`:
-    nested optional groups, so a head only grows by the secret's next character."""
-    rest = secret[MIN_FRAGMENT:]
-    head = (re.escape(secret[:MIN_FRAGMENT])
-            + "".join(f"(?:{re.escape(c)}" for c in rest) + ")?" * len(rest))
-    before = secret[:-MIN_FRAGMENT]
-    tail = ("(?:" * len(before) + "".join(f"{re.escape(c)})?" for c in before)
-            + re.escape(secret[-MIN_FRAGMENT:]))
-    return re.compile(f"{re.escape(secret)}|{head}|{tail}")
+    _known = ordered
 
 
 def scrub(text: str) -> str:
@@ -82,9 +63,45 @@ def scrub(text: str) -> str:
     fragments = _fragments
     if not fragments or not text or not any(f in text for f in fragments):
         return text  # the common case: a few C-speed substring tests, no copy
-    for pattern in _patterns:
-        text = pattern.sub(REDACTED, text)
+    for secret in _known:
+        text = _redact(text, secret)
     return text
+
+
+def _redact(text: str, secret: str) -> str:
+    """Each stretch of `text` that is the secret, or a head or tail of it at least
+    MIN_FRAGMENT long, becomes REDACTED. Found from the secret's first and last
+    MIN_FRAGMENT characters (C-speed `find`), then grown one character at a time."""
+    spans: list[tuple[int, int]] = []
+    head = secret[:MIN_FRAGMENT]
+    start = text.find(head)
+    while start != -1:
+        end = start + MIN_FRAGMENT
+        while end < len(text) and end - start < len(secret) and text[end] == secret[end - start]:
+            end += 1
+        spans.append((start, end))
+        start = text.find(head, end)
+    tail, tail_at = secret[-MIN_FRAGMENT:], len(secret) - MIN_FRAGMENT
+    end = text.find(tail)
+    while end != -1:
+        start, at = end, tail_at
+        while start > 0 and at > 0 and text[start - 1] == secret[at - 1]:
+            start, at = start - 1, at - 1
+        spans.append((start, end + MIN_FRAGMENT))
+        end = text.find(tail, end + 1)
+    if not spans:
+        return text
+    out: list[str] = []
+    done = 0
+    for start, end in sorted(spans):
+        if end <= done:
+            continue  # inside a stretch already redacted
+        if start >= done:
+            out.append(text[done:start])
+            out.append(REDACTED)
+        done = end
+    out.append(text[done:])
+    return "".join(out)
 
 
 def scrub_bytes(data: bytes) -> bytes:
@@ -122,9 +139,9 @@ class SecretFilter:
 def _open_tail(text: str) -> int:
     """How many characters at the end of `text` could still grow into a secret (or a
     redactable head of one): the longest end of `text` found inside a known secret."""
-    secrets = tuple(_secrets)
+    known = _known
     for size in range(min(len(text), _longest), 0, -1):
         end = text[-size:]
-        if any(end in s for s in secrets):
+        if any(end in s for s in known):
             return size
     return 0

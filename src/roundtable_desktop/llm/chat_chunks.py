@@ -3,8 +3,9 @@ bodies.
 
 Pure functions over decoded JSON; the client (openai_compat.py) does the I/O. Streamed
 `tool_calls` deltas are assembled by their `index` (id and name arrive once, arguments in
-pieces). Server text is cut to MAX_SERVER_MESSAGE_CHARS before it reaches a message.
-Must not do I/O.
+pieces). Server text is scrubbed of every known secret and only then cut to
+MAX_SERVER_MESSAGE_CHARS (cutting first could leave most of an echoed key behind, too
+cut to be recognized). Must not do I/O.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 
 from roundtable_desktop.domain.calls import ToolCallRequest, Usage
+from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.domain.tokens import estimate_prompt_tokens, estimate_tokens
 from roundtable_desktop.llm.client import Delta, Finish, StreamItem
 
@@ -187,7 +189,8 @@ def server_message(raw: bytes) -> str:
 
 
 def truncate(text: str) -> str:
-    text = text.strip()
+    """`text` without known secrets, then at most MAX_SERVER_MESSAGE_CHARS long."""
+    text = scrub(text).strip()
     if len(text) <= MAX_SERVER_MESSAGE_CHARS:
         return text
     return text[: MAX_SERVER_MESSAGE_CHARS - 1].rstrip() + "…"

@@ -11,28 +11,41 @@
     └── StreamError               the stream broke: an error object inside it, a malformed
                                   chunk, or it ended without [DONE] / finish_reason
 
-Messages are one plain sentence a user can act on, and never contain an API key.
+Messages are one plain sentence a user can act on, and never contain an API key: every
+message is scrubbed of known secrets here, whatever built it (domain/secrets.py). `final`
+says that sending the same request again cannot help until the user changes something
+(the key, the settings, the deadline): a caller that tries again on its own (the
+headless driver) stops instead.
 Must not import httpx types into the message text or hold live connections.
 """
 
 from __future__ import annotations
+
+from roundtable_desktop.domain.secrets import scrub
 
 
 class LLMError(Exception):
     """Base of every model-call failure."""
 
     hint: str = ""
+    final: bool = False
 
-    def __init__(self, message: str, *, partial: str = "", hint: str = "") -> None:
+    def __init__(
+        self, message: str, *, partial: str = "", hint: str = "", final: bool | None = None
+    ) -> None:
+        message = scrub(message)
         super().__init__(message)
         self.message = message
         self.partial = partial
         if hint:
             self.hint = hint
+        if final is not None:
+            self.final = final
 
 
 class ConfigError(LLMError):
     hint = "Open Settings and check the provider, base URL and API key."
+    final = True
 
 
 class TransportError(LLMError):
@@ -40,6 +53,8 @@ class TransportError(LLMError):
 
 
 class CallTimeout(LLMError):
+    """A timeout; `final` when the whole call's deadline passed (not one slow read)."""
+
     hint = "The server is slow; try again or raise the timeout in Settings."
 
 
@@ -52,14 +67,16 @@ class HTTPStatusError(LLMError):
         retry_after: float | None = None,
         partial: str = "",
         hint: str = "",
+        final: bool | None = None,
     ) -> None:
-        super().__init__(message, partial=partial, hint=hint)
+        super().__init__(message, partial=partial, hint=hint, final=final)
         self.status = status
         self.retry_after = retry_after
 
 
 class AuthError(HTTPStatusError):
     hint = "The API key was rejected: set a valid key in Settings."
+    final = True
 
 
 class RateLimited(HTTPStatusError):

@@ -3,8 +3,9 @@
 Keys are read from the keyring (or, for the CLI, an environment variable) and never
 written anywhere else. Backends that drop keys (null) or write them to a plain file
 (keyrings.alt) are refused; where no usable backend exists the key is kept in memory for
-this run only and `KeyStore.status()` says so. Must never log or return a key in a
-message.
+this run only and `KeyStore.status()` says so. Every key read or written is remembered
+as a secret (domain/secrets.py), so text that echoes it is scrubbed wherever it is stored
+or shown. Must never log or return a key in a message.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import os
 
 import keyring
 import keyring.errors
+
+from roundtable_desktop.domain.secrets import remember_secret
 
 SERVICE = "roundtable-desktop"
 LLM_KEY = "llm-api-key"
@@ -47,6 +50,11 @@ class KeyStore:
                 "and are never written to a file.")
 
     def get(self, name: str, *, env: bool = True) -> str | None:
+        value = self._read(name, env=env)
+        remember_secret(value)
+        return value
+
+    def _read(self, name: str, *, env: bool) -> str | None:
         if name in self._memory:
             return self._memory[name]
         if backend_usable():
@@ -65,6 +73,7 @@ class KeyStore:
         if not value:
             self.delete(name)
             return True
+        remember_secret(value)
         if backend_usable():
             try:
                 keyring.set_password(self.service, name, value)

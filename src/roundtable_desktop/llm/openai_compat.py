@@ -8,8 +8,12 @@ the tool calls assembled from streamed `tool_calls` deltas. A provider that refu
 the JSON instruction into the system prompt (llm/response_format.py).
 Failures become the `LLMError` subclasses of llm/errors.py. Retries follow llm/retry.py
 and happen only while no reply text has reached the caller: a stream that has shown
-text is never re-sent silently. Every await runs under an overall per-call deadline, so
-a server that trickles keep-alive comments cannot hold a call forever.
+text is never re-sent silently. Every await runs under an overall per-call deadline
+(`deadline` seconds, retries and their waits included), so a server that trickles
+keep-alive comments cannot hold a call forever; a call that hit it is not tried again
+and its error is `final`. A 401/403 is never retried either. The key is remembered as a
+secret (domain/secrets.py), so any text a server echoes it in is scrubbed before it is
+cut or shown.
 
 Must never log or put the API key in a message, an exception or `repr()`. Must not import
 Qt, protocols or the store. One instance per event loop (its httpx pool is bound to it).
@@ -30,6 +34,7 @@ from typing import TypeVar
 import httpx
 
 from roundtable_desktop.domain.calls import ChatRequest, Usage
+from roundtable_desktop.domain.secrets import remember_secret, scrub
 from roundtable_desktop.llm.chat_chunks import (
     Progress,
     chunk_items,
@@ -107,6 +112,7 @@ class OpenAICompatClient(ChatClient):
         self.base_url = base_url.strip().rstrip("/")
         self.endpoint = f"{self.base_url}/chat/completions"
         self.__api_key = api_key.strip() if api_key and api_key.strip() else None
+        remember_secret(self.__api_key)
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
         self.deadline = deadline
@@ -195,6 +201,10 @@ class OpenAICompatClient(ChatClient):
             raise _Retryable(
                 CallTimeout(f"{self.host} did not answer in time ({_kind(exc)}).")
             ) from None
+        except httpx.ProtocolError as exc:
+            if not _closed_early(exc):  # a broken server or proxy says the same again
+                raise self._malformed(exc) from None
+            raise _Retryable(TransportError(self._transport_message(exc))) from None
         except httpx.TransportError as exc:
             raise _Retryable(TransportError(self._transport_message(exc))) from None
         try:
@@ -254,6 +264,8 @@ class OpenAICompatClient(ChatClient):
                 partial=progress.text,
             ) from None
         except httpx.TransportError as exc:
+            if isinstance(exc, httpx.ProtocolError) and not _closed_early(exc):
+                raise self._malformed(exc, partial=progress.text) from None
             if not progress.parts:
                 raise _Retryable(
                     TransportError(
@@ -275,13 +287,13 @@ class OpenAICompatClient(ChatClient):
             chunk = None
         if not isinstance(chunk, dict):
             raise StreamError(
-                f"{self.host} sent a malformed chunk: {self._scrub(event.data)[:80]!r}.",
+                f"{self.host} sent a malformed chunk: {scrub(event.data)[:80]!r}.",
                 partial=progress.text,
             )
         error = stream_error_message(chunk, event.event)
         if error is not None:
             raise StreamError(
-                f"{self.host} reported an error in the stream: {self._scrub(error)}",
+                f"{self.host} reported an error in the stream: {error}",
                 partial=progress.text,
             )
         return chunk_items(chunk, progress)
@@ -299,7 +311,7 @@ class OpenAICompatClient(ChatClient):
             raise StreamError(f"{self.host} sent a reply that is not valid JSON.")
         error = stream_error_message(document, None)
         if error is not None:
-            raise StreamError(f"{self.host} reported an error: {self._scrub(error)}")
+            raise StreamError(f"{self.host} reported an error: {error}")
         for item in completion_items(document, progress):
             yield item
 
@@ -312,7 +324,7 @@ class OpenAICompatClient(ChatClient):
             raw = await self._read_capped(response, deadline_at, limit=MAX_ERROR_BODY_BYTES)
         except (httpx.TransportError, CallTimeout):
             raw = b""
-        detail = self._scrub(server_message(raw))
+        detail = server_message(raw)  # scrubbed, then cut
         retry_after = parse_retry_after(response.headers)
         reason = response.reason_phrase or ""
         message = f"{self.host} answered HTTP {status}{' ' + reason if reason else ''}"
@@ -355,13 +367,19 @@ class OpenAICompatClient(ChatClient):
     def _transport_message(self, exc: httpx.TransportError) -> str:
         if isinstance(exc, httpx.UnsupportedProtocol):
             return f"The base URL {self.base_url!r} must start with http:// or https://."
-        return f"Could not reach {self.host} ({_kind(exc)}): {self._scrub(str(exc))[:200]}"
+        return f"Could not reach {self.host} ({_kind(exc)}): {scrub(str(exc))[:200]}"
 
-    def _scrub(self, text: str) -> str:
-        """Servers sometimes echo the key back in error text; it must never be shown."""
-        if self.__api_key:
-            text = text.replace(self.__api_key, "***")
-        return text
+    def _malformed(self, exc: httpx.ProtocolError, partial: str = "") -> TransportError:
+        """h11/httpcore refused what the server sent (a header too large, a bad status
+        line): not a network problem, so not "Could not reach"."""
+        detail = scrub(str(exc))[:120]
+        return TransportError(
+            f"The server at {self.host} sent a malformed or oversized response"
+            + (f" ({detail})." if detail else "."),
+            partial=partial,
+            hint="Check the base URL: it may point at a proxy or a server that is not an "
+                 "OpenAI-compatible API.",
+        )
 
     # -- plumbing -----------------------------------------------------------------------
     def _check_config(self) -> None:
@@ -417,6 +435,9 @@ class OpenAICompatClient(ChatClient):
             raise CallTimeout(
                 f"No complete reply from {self.host} within {self.deadline:g} s.",
                 partial=partial,
+                hint="The call's deadline passed; it is not tried again. Raise the deadline "
+                     "(run --deadline SECONDS) or try later.",
+                final=True,
             ) from None
 
 
@@ -436,6 +457,13 @@ def _noting_attempts(error: LLMError, attempts: int) -> LLMError:
         error.message = f"{error.message} (tried {attempts} times)"
         error.args = (error.message,)
     return error
+
+
+def _closed_early(exc: httpx.ProtocolError) -> bool:
+    """The peer closed the connection (httpcore words it so), rather than sending
+    something h11 could not read."""
+    text = str(exc).lower()
+    return "disconnected" in text or "closed connection" in text
 
 
 def _kind(exc: Exception) -> str:

@@ -49,6 +49,7 @@ class ModelSettings(BaseModel):
     offline_delay_s: float = 0.01
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 60.0
+    deadline_s: float = 300.0  # a whole call, retries included; a call that hits it fails
     # Model calls one session may have in flight at once (a debate round, legion minions).
     parallel_calls: int = Field(default=4, ge=1, le=32)
 
@@ -66,4 +67,5 @@ def make_client(settings: ModelSettings, api_key: str | None) -> ChatClient:
         api_key,
         connect_timeout=settings.connect_timeout_s,
         read_timeout=settings.read_timeout_s,
+        deadline=settings.deadline_s,
     )

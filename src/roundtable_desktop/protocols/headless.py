@@ -5,7 +5,10 @@ The CLI's `run` uses this for every kind (a kind may register its own driver). E
 is the session's `next_step()`; when a human seat must act, the next scripted line is
 sent as that seat (`send`, with a legion line's `#channel` prefix as the channel). A
 human seat with no line left ends the run with one clear sentence, the session saved.
-Two failed model steps in a row end the run with exit code 1.
+Two failed steps in a row (a call that failed, a refused action such as a context over
+budget) end the run with exit code 1; so does one failed call that sending again cannot
+fix (a rejected key, the call's deadline: the session's `final_failure`), so a 401 is
+sent once and a stalled server holds the run for one deadline, not two.
 Must not print (the caller listens to events) and must not import Qt.
 """
 
@@ -71,6 +74,10 @@ async def drive_headless(
             step = Action(id=SEND, text=line.text, channel=line.channel)
         ok = await session.perform(step)
         failures = 0 if ok else failures + 1
+        if failures and session.final_failure:
+            return DriveResult(1, "Stopped: trying the call again cannot help until something "
+                                  "changes (see the message above). The session is saved.")
         if failures >= MAX_FAILURES_IN_A_ROW:
-            return DriveResult(1, "Stopped after repeated failed calls (see the messages above).")
+            return DriveResult(1, "Stopped after repeated failures (see the messages above). "
+                                  "The session is saved.")
     return DriveResult(0)

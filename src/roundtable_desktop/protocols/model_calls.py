@@ -6,13 +6,21 @@ outcomes in order. At most `parallel` calls stream at the same time; the rest wa
 slot. `busy` is true while any call runs or waits. `cancel_calls()` (Stop) cancels every
 call in flight, each keeping its partial text (status `cancelled`), and calls still
 waiting for a slot return `cancelled` without being sent. Cancelling a caller (the app
-quitting) records its call's partial text and propagates.
+quitting) records its call's partial text and propagates. `final_failure` holds the
+message of the last call that failed in a way sending it again cannot fix (a rejected
+key, the deadline: `LLMError.final`), until a call succeeds: a driver that retries on its
+own reads it and stops.
 
 The CallStarted event (which the recorder writes before anything else sees it) is emitted
 before the request is sent, with the request exactly as the client will send it: the
 client's `adapt()` runs first. A provider that refuses `response_format` is remembered by
 the client; the refused call is recorded as failed and the adapted request is sent once
 more as a new call. Must not import Qt and must not know any session kind.
+
+Model text is made safe as it enters, before any listener, state, store or later payload
+sees it: a lone surrogate becomes U+FFFD and every known secret (domain/secrets.py) is
+redacted, in the streamed pieces (a key split across pieces is held back until it can be
+told apart), the outcome's text, tool calls and error.
 """
 
 from __future__ import annotations
@@ -23,7 +31,13 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatRequest, Usage
+from roundtable_desktop.domain.calls import (
+    CallOutcome,
+    CallStatus,
+    ChatRequest,
+    ToolCallRequest,
+    Usage,
+)
 from roundtable_desktop.domain.events import (
     CallFinished,
     CallStarted,
@@ -33,6 +47,8 @@ from roundtable_desktop.domain.events import (
     TokenReceived,
 )
 from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.domain.secrets import SecretFilter, scrub
+from roundtable_desktop.domain.text import storable_text
 from roundtable_desktop.domain.tokens import estimate_tokens
 from roundtable_desktop.llm.client import ChatClient, Delta, Finish
 from roundtable_desktop.llm.errors import LLMError, ResponseFormatRefused
@@ -63,6 +79,7 @@ class ModelCaller:
         self._inflight: dict[str, asyncio.Task[None]] = {}
         self._waiting = 0
         self._epoch = 0  # bumped by cancel_calls: a waiting call of an older epoch never starts
+        self.final_failure: str | None = None
 
     def emit(self, event: Event) -> None:
         self.bus.emit(event)
@@ -140,11 +157,13 @@ class ModelCaller:
         async def consume() -> None:
             async for item in self.client.stream(request):
                 if isinstance(item, Delta):
-                    stream.add(item.text)
-                    self.emit(TokenReceived(call_id=call_id, text=item.text,
-                                            count=len(stream.parts)))
+                    if shown := stream.add(item.text):
+                        self.emit(TokenReceived(call_id=call_id, text=shown,
+                                                count=len(stream.parts)))
                 elif isinstance(item, Finish):
                     stream.finish = item
+            if rest := stream.release():  # what was held back in case it began a secret
+                self.emit(TokenReceived(call_id=call_id, text=rest, count=len(stream.parts)))
 
         task = asyncio.ensure_future(consume())
         self._inflight[call_id] = task
@@ -152,6 +171,7 @@ class ModelCaller:
         try:
             await asyncio.shield(task)
             result = stream.outcome(self.client, request, CallStatus.OK)
+            self.final_failure = None
         except asyncio.CancelledError:
             if task.cancelled() and not _caller_cancelled():
                 result = stream.outcome(self.client, request, CallStatus.CANCELLED,
@@ -167,11 +187,13 @@ class ModelCaller:
         except LLMError as exc:
             status = CallStatus.PARTIAL if stream.parts else CallStatus.FAILED
             result = stream.outcome(self.client, request, status, exc.message)
-            self.emit(Notice(level="error", message=exc.message, hint=exc.hint))
+            if exc.final:
+                self.final_failure = result.error
+            self.emit(Notice(level="error", message=_safe(exc.message), hint=exc.hint))
         except Exception as exc:  # a client bug must not lose the call record
             result = stream.outcome(self.client, request, CallStatus.FAILED,
                                     f"{type(exc).__name__}: {exc}")
-            self.emit(Notice(level="error", message=f"The model call failed: {exc}"))
+            self.emit(Notice(level="error", message=_safe(f"The model call failed: {exc}")))
         finally:
             self._inflight.pop(call_id, None)
             if result is not None:
@@ -191,19 +213,30 @@ class _Outcome(CallOutcome):
 
 @dataclass
 class _Stream:
+    """One call's text as it arrives: each piece made storable; what listeners see also
+    has every known secret redacted (`add` / `release`), and so has the outcome."""
+
     started: float
     parts: list[str] = field(default_factory=list)
     first_ms: float | None = None
     finish: Finish | None = None
+    shown: SecretFilter = field(default_factory=SecretFilter)
 
-    def add(self, text: str) -> None:
+    def add(self, text: str) -> str:
+        """Take one piece; returns what may be shown of the text so far (may be "")."""
         if self.first_ms is None:
             self.first_ms = (time.perf_counter() - self.started) * 1000
-        self.parts.append(text)
+        piece = storable_text(text)
+        self.parts.append(piece)
+        return self.shown.feed(piece)
+
+    def release(self) -> str:
+        """The end of the text, held back by `add` while it could have begun a secret."""
+        return self.shown.flush()
 
     def outcome(self, client: ChatClient, request: ChatRequest, status: CallStatus,
                 error: str | None = None) -> _Outcome:
-        text = "".join(self.parts)
+        text = scrub("".join(self.parts))
         finish = self.finish
         usage = finish.usage if finish else Usage(
             prompt_tokens=sum(estimate_tokens(m.content) for m in request.messages),
@@ -217,10 +250,20 @@ class _Stream:
             latency_ms=(time.perf_counter() - self.started) * 1000,
             first_token_ms=self.first_ms,
             cost_usd=client.estimate_cost(request.model, usage),
-            error=error,
+            error=_safe(error) if error is not None else None,
             finish_reason=finish.finish_reason if finish else None,
-            tool_calls=list(finish.tool_calls) if finish else [],
+            tool_calls=[_safe_tool_call(c) for c in finish.tool_calls] if finish else [],
         )
+
+
+def _safe(text: str) -> str:
+    """Text from a model or a server as state, the store and the views may keep it."""
+    return scrub(storable_text(text))
+
+
+def _safe_tool_call(call: ToolCallRequest) -> ToolCallRequest:
+    return call.model_copy(update={"id": _safe(call.id), "name": _safe(call.name),
+                                   "arguments": _safe(call.arguments)})
 
 
 def _clamp(limit: int) -> int:

@@ -43,8 +43,10 @@ from roundtable_desktop.domain.meeting import (
     TranscriptLine,
     TurnPhase,
 )
+from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.domain.summary import SessionSummary
-from roundtable_desktop.domain.tools import ParseIssue
+from roundtable_desktop.domain.text import storable_text
+from roundtable_desktop.domain.tools import ParseIssue, ToolCall, ToolResult, ToolStatus
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.protocols.base import (
     SEND,
@@ -59,7 +61,12 @@ from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
 from roundtable_desktop.protocols.roundtable_mcp import attach_mcp, detach_mcp
 from roundtable_desktop.protocols.roundtable_summary import meeting_summary
 from roundtable_desktop.sources.base import CandidateSource
-from roundtable_desktop.tools.executor import McpSearch, execute_calls
+from roundtable_desktop.tools.executor import (
+    MAX_CALLS_PER_REPLY,
+    McpSearch,
+    brief_call,
+    execute_calls,
+)
 from roundtable_desktop.tools.parser import parse_reply
 from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS, tools_for_role
 
@@ -74,6 +81,8 @@ class _Saved(BaseModel):
     model: str
     provider: str
 MAX_INFERENCES_PER_TURN = 3
+MAX_ISSUES_NOTED = 10  # parse issues of one reply noted one by one; the rest are counted
+_RAW_LINE = 500  # a pending call keeps at most this much of the line it came from
 
 
 class RoundtableSession(SessionProtocol):
@@ -283,10 +292,20 @@ class RoundtableSession(SessionProtocol):
             self.prompts = take_snapshot("roundtable", PROMPT_LAYERS, scenario=s.scenario,
                                          provider=self.provider)
             self.emit(StateChanged(part="prompts", detail="snapshot taken"))
-        payload = self._payload(measure=False)
+        # Every attempt counts against the turn, one refused before sending too (a context
+        # over budget): the turn's limit then moves the meeting on, never a retry loop.
+        s.inferences_this_turn += 1
+        try:
+            payload = self._payload(measure=False)
+        except BudgetExceeded as refusal:
+            s.transcript.append(TranscriptLine(
+                actor_id=actor.id, kind=TranscriptKind.SYSTEM, turn=s.turn,
+                text=f"{actor.name}'s call was not sent: {refusal.message}",
+            ))
+            self.emit(StateChanged(part="transcript"))
+            raise
         # Refusals were shown in this window: they are delivered, so clear them.
         s.feedback.pop(actor.id, None)
-        s.inferences_this_turn += 1
         outcome = await self.call_model(actor.id, payload.request, label=payload.label,
                                         layers=payload.layers)
         if outcome.status != CallStatus.OK:
@@ -301,23 +320,31 @@ class RoundtableSession(SessionProtocol):
         return True
 
     def _accept_reply(self, text: str, *, human: bool) -> None:
+        """Parse a reply (the model's, already made safe by the call, or a human seat's)
+        into the pending calls. At most MAX_CALLS_PER_REPLY calls are kept and
+        MAX_ISSUES_NOTED parse issues noted; the rest are counted in one line each."""
         s = self.state
+        # A human seat's text enters the state (and every actor's context) here.
+        text = scrub(storable_text(text))
         parsed = parse_reply(text, ROUNDTABLE_TOOLS.keys())
+        calls = parsed.calls
         s.last_reply = text
-        s.pending_calls = list(parsed.calls)
-        s.parse_issues = list(parsed.issues)
+        s.pending_calls = [c.model_copy(update={"raw": c.raw[:_RAW_LINE]})
+                           for c in calls[:MAX_CALLS_PER_REPLY]]
+        s.parse_issues = list(parsed.issues[:MAX_ISSUES_NOTED])
         s.phase = TurnPhase.TOOLS_PENDING
-        for issue in parsed.issues:
+        for issue in s.parse_issues:
             self._note_parse_issue(issue)
+        self._note_dropped(len(parsed.issues) - len(s.parse_issues), calls[MAX_CALLS_PER_REPLY:])
         if human:
             s.inferences_this_turn += 1
         who = "wrote" if human else "replied with"
         s.transcript.append(TranscriptLine(
             actor_id=s.actor.id, kind=TranscriptKind.SYSTEM, turn=s.turn,
-            text=f"{s.actor.name} {who} {len(parsed.calls)} tool call"
-                 f"{'' if len(parsed.calls) == 1 else 's'}.",
+            text=f"{s.actor.name} {who} {len(calls):,} tool call"
+                 f"{'' if len(calls) == 1 else 's'}.",
         ))
-        self.emit(StateChanged(part="pending_calls", detail=str(len(parsed.calls))))
+        self.emit(StateChanged(part="pending_calls", detail=str(len(s.pending_calls))))
         self.emit(StateChanged(part="transcript"))
 
     def _note_parse_issue(self, issue: ParseIssue) -> None:
@@ -326,6 +353,28 @@ class RoundtableSession(SessionProtocol):
             actor_id=s.actor.id, kind=TranscriptKind.REFUSAL, turn=s.turn,
             text=f"could not parse {issue.line[:200]!r}: {issue.reason}",
         ))
+
+    def _note_dropped(self, issues: int, calls: list[ToolCall]) -> None:
+        """One transcript line for the parse issues not noted, and one for the calls past
+        the limit, which also goes to the actor's feedback (its next context says so)."""
+        s = self.state
+        if issues:
+            s.transcript.append(TranscriptLine(
+                actor_id=s.actor.id, kind=TranscriptKind.REFUSAL, turn=s.turn,
+                text=f"… and {issues:,} more lines that could not be parsed.",
+            ))
+        if not calls:
+            return
+        why = (f"not run, nor the {len(calls) - 1:,} calls after it: a reply may make at "
+               f"most {MAX_CALLS_PER_REPLY} tool calls")
+        s.transcript.append(TranscriptLine(
+            actor_id=s.actor.id, kind=TranscriptKind.REFUSAL, turn=s.turn,
+            text=f"made {len(calls):,} tool calls too many; only the first "
+                 f"{MAX_CALLS_PER_REPLY} run.",
+        ))
+        s.feedback.setdefault(s.actor.id, []).append(
+            ToolResult(call=brief_call(calls[0]), status=ToolStatus.REFUSED, message=why))
+        self.emit(StateChanged(part="feedback"))
 
     async def _run_tools(self) -> bool:
         """Run the pending calls; False when the re-inference that followed failed."""

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 
 from roundtable_desktop.domain.catalog import Candidate
+from roundtable_desktop.domain.secrets import remember_secret
 from roundtable_desktop.sources.base import SourceError, SourceResult
 from roundtable_desktop.sources.video_fields import candidate_from_record, valid_video_id
 
@@ -69,6 +70,7 @@ class YouTubeSource:
         default_query: str = DEFAULT_QUERY,
     ) -> None:
         self.__key = api_key.strip()
+        remember_secret(self.__key)  # scrubbed from whatever a server echoes it in
         self.base_url = base_url.rstrip("/")
         self._timeout = timeout
         self._deadline_s = deadline_s

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.domain.secrets import scrub_bytes
 from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.store.redaction import (
     storable_json_bytes,
@@ -26,11 +27,11 @@ def state_bytes(state: dict[str, Any] | str | bytes) -> bytes:
     """A state as UTF-8 JSON. Given as bytes, it is taken to be that already (a pydantic
     `to_json` dump), which saves decoding and encoding a large state twice a turn."""
     if isinstance(state, bytes):
-        return state
+        return scrub_bytes(state)
     if not isinstance(state, str):
         return storable_json_bytes(state)
     try:
-        return state.encode("utf-8")
+        return scrub_bytes(state.encode("utf-8"))
     except UnicodeEncodeError:  # a lone surrogate: keep the rest of the text
         return storable_text(state).encode("utf-8")
 

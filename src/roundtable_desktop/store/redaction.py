@@ -1,9 +1,11 @@
-"""Makes values safe to store: no credential fields, no text sqlite would refuse.
+"""Makes values safe to store: no credential fields, no known secret, no text sqlite
+would refuse.
 
 Defence in depth for DESIGN invariant 6: the engine never puts a key in a request body,
 but if one sneaks in as an Authorization / api_key field it is dropped before anything
-is written. Must not touch message content (that is the payload as sent) and must not
-do I/O.
+is written, and any known key (domain/secrets.py) in any JSON it encodes is redacted
+(model text is scrubbed as it arrives, protocols/model_calls.py). Must not otherwise
+touch message content (that is the payload as sent) and must not do I/O.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 import pydantic_core
 from pydantic import BaseModel
+
+from roundtable_desktop.domain.secrets import scrub, scrub_bytes
 
 # A lone surrogate (a JSON "\\ud800" escape in model output) cannot be encoded as UTF-8
 # and would make sqlite refuse the whole row: storable_text replaces it with U+FFFD.
@@ -64,9 +68,10 @@ def storable_json_bytes(obj: Any) -> bytes:
     on a large request; it refuses a lone surrogate, which then takes the slow path.
     """
     try:
-        return pydantic_core.to_json(obj)
+        return scrub_bytes(pydantic_core.to_json(obj))
     except pydantic_core.PydanticSerializationError:
-        return storable_text(json.dumps(obj, ensure_ascii=False, separators=(",", ":"))).encode()
+        text = storable_text(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+        return scrub_bytes(text.encode())
 
 
 def storable_model_json(model: BaseModel) -> str:
@@ -80,5 +85,5 @@ def storable_model_json(model: BaseModel) -> str:
     except pydantic_core.PydanticSerializationError:
         text = ""
     if text and _SECRET_KEY.search(text) is None:
-        return text
+        return scrub(text)
     return storable_json(without_secret_fields(model.model_dump(mode="json")))

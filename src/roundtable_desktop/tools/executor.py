@@ -2,7 +2,10 @@
 
 Checks each call (tool exists, the caller's role may use it, arity, argument types,
 placeholders, known ids), applies the seed 001 semantics, records every call in the
-transcript and every refusal or error in the caller's feedback.
+transcript and every refusal or error in the caller's feedback. Feedback keeps the call
+in brief (`brief_call`: long strings clipped, no raw line), so a refused call with a
+huge argument cannot swell the state or the caller's next context window; how many
+calls one reply may make is the protocol's limit (MAX_CALLS_PER_REPLY).
 
 Must never call a model (it takes no client), never advance the turn (the protocol does
 that on `passTurn()`), and never let a source's exception text reach the user unless it
@@ -34,7 +37,11 @@ from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS, ToolSpec
 McpSearch = Callable[[str], Awaitable[SourceResult]]
 
 MAX_TEXT = 2000  # longer notes and lines are truncated, and the result says so
+# One reply's calls that run; the rest are dropped, with one line saying how many (a
+# runaway reply of 5,000 CALL: lines must not become 5,000 refusals in the state).
+MAX_CALLS_PER_REPLY = 32
 _TRANSCRIPT_ARG = 160  # a tool line in the transcript quotes at most this much of a string
+_BRIEF_CHARS = 600  # ... and about this much of all its arguments together
 
 
 class ExecutionReport(BaseModel):
@@ -118,7 +125,8 @@ def _record(run: _Run, result: ToolResult) -> None:
         state.transcript.append(
             _line(run, f"refused: {shown} — {result.message}", TranscriptKind.REFUSAL)
         )
-        state.feedback.setdefault(run.actor_id, []).append(result)
+        brief = result.model_copy(update={"call": brief_call(result.call)})
+        state.feedback.setdefault(run.actor_id, []).append(brief)
         report.changed_parts.add("feedback")
     report.changed_parts.add("transcript")
 
@@ -132,11 +140,24 @@ def _transcript_render(call: ToolCall) -> str:
     The transcript is in every actor's payload, so it must not carry a private note."""
     if call.name == "addActorNote":
         return "addActorNote(<private note>)"
-    args = [
-        Arg(value=clip(a.value, _TRANSCRIPT_ARG), bare=a.bare) if isinstance(a.value, str) else a
-        for a in call.args
-    ]
-    return ToolCall(name=call.name[:60], args=args).render()
+    return brief_call(call).render()
+
+
+def brief_call(call: ToolCall) -> ToolCall:
+    """`call` as feedback and the transcript keep it: no raw line, the name and each string
+    argument shortened, and the arguments past about _BRIEF_CHARS characters counted
+    ("…4,960 more") rather than listed."""
+    args: list[Arg] = []
+    used = 0
+    for index, arg in enumerate(call.args):
+        if isinstance(arg.value, str):
+            arg = Arg(value=clip(arg.value, _TRANSCRIPT_ARG), bare=arg.bare)
+        used += len(str(arg.value)) + 2
+        if used > _BRIEF_CHARS:
+            args.append(Arg(value=f"…{len(call.args) - index:,} more", bare=True))
+            break
+        args.append(arg)
+    return ToolCall(name=call.name[:60], args=args, form=call.form)
 
 
 def _ok(call: ToolCall, message: str, *changed: str) -> ToolResult:

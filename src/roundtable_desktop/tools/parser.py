@@ -5,6 +5,9 @@ Each call's `form` is "canonical" or the drifts that were tolerated, joined with
 (e.g. "list_marker+trailing_semicolon"). Whatever looks like a call but cannot be read
 becomes a ParseIssue; prose is ignored.
 
+An argument decoded from a JSON escape such as "\\ud800" that yields a lone surrogate
+gets U+FFFD instead, so storable text in gives storable calls out (each call's `raw` and
+each issue's `line` quote the reply as given).
 Must not raise on any input, execute anything, or judge arguments against the meeting
 (placeholders and unknown ids are the executor's business). Only the current actor's
 reply is passed in, never the payload (invariant 8).
@@ -18,6 +21,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
+from roundtable_desktop.domain.text import storable_text
 from roundtable_desktop.domain.tools import Arg, ArgValue, ParseIssue, ToolCall
 
 # Tools whose single argument is free text; they accept `name: text` and unquoted text.
@@ -273,6 +277,9 @@ class _Reader:
             self._issue(f"unknown tool {_short(name)}")
             return
         form = _join_form([*self.line_drifts, *case_drift, *drifts])
+        # A JSON escape may have decoded to a lone surrogate, which no store accepts.
+        args = [Arg(value=storable_text(a.value), bare=a.bare) if isinstance(a.value, str)
+                else a for a in args]
         self.calls.append(ToolCall(name=resolved, args=args, raw=self.raw, form=form))
 
     def _resolve(self, name: str) -> tuple[str, list[str]]:
