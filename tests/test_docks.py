@@ -133,6 +133,33 @@ def test_actors_dock_is_disabled_when_the_meeting_has_ended(qtbot, live_meeting)
     assert "ended" in dock.blocked_label.text()
 
 
+def test_the_human_seat_tick_applies_at_once(qtbot, live_meeting):
+    dock = _dock(qtbot, ActorsDock, live_meeting)
+    current = live_meeting.state.actor.id
+    dock.select_actor(current)
+
+    dock.human_check.click()
+
+    assert live_meeting.state.actor.human
+    assert live_meeting.session.awaiting_human() == live_meeting.state.actor.name
+    assert not dock.apply_button.isEnabled()  # nothing left to apply
+    last = live_meeting.store.checkpoints(live_meeting.handle.session_id)[-1]
+    assert last.action == "edit_actors"
+
+
+def test_the_human_seat_tick_keeps_other_edits_pending(qtbot, live_meeting):
+    dock = _dock(qtbot, ActorsDock, live_meeting)
+    dock.select_actor(live_meeting.state.actor.id)
+    dock.goal_edit.setPlainText("Only short videos.")
+
+    dock.human_check.click()
+
+    assert live_meeting.state.actor.human
+    assert live_meeting.state.actor.goal != "Only short videos."
+    assert dock.goal_edit.toPlainText() == "Only short videos."
+    assert dock.apply_button.isEnabled()
+
+
 # -- Candidates, whiteboard -------------------------------------------------------------
 
 
@@ -433,6 +460,34 @@ def test_polygon_lights_an_edge_when_a_whiteboard_line_reaches_the_next_actor(
     assert dock.edge_heat(writer, later) == PENDING_GLOW  # written, not yet read
     assert dock.animating()
     qtbot.waitUntil(lambda: dock.edge_heat(writer, reader) < 0.9)  # and it fades
+
+
+def test_polygon_highlights_nobody_once_the_meeting_ended(qtbot, live_meeting):
+    dock = _dock(qtbot, PolygonDock, live_meeting)
+
+    live_meeting.drive_turns(40)
+
+    assert live_meeting.session.ended
+    qtbot.waitUntil(lambda: dock.current_actor_id() is None)
+    assert dock.turn_text().endswith("ended") and "speaking" not in dock.turn_text()
+    assert SPEAKER_COLOUR not in {dock.vertex_colour(a.id) for a in live_meeting.state.actors}
+
+
+def test_polygon_keeps_the_live_edges_through_a_replay(qtbot, live_meeting):
+    dock = _dock(qtbot, PolygonDock, live_meeting)
+    writer = live_meeting.state.actor.id
+    _make_current_human(live_meeting)
+    live_meeting.act("send", text='CALL: addWhiteboard("Shortlist: RAG first.")')
+    live_meeting.act("run_tools")
+    later = live_meeting.state.actors[2].id
+    assert dock.edge_heat(writer, later) == PENDING_GLOW
+    handle = live_meeting.handle
+
+    live_meeting.bridge.show_replay(live_meeting.store, handle.session_id, handle.session)
+    assert dock.edge_heat(writer, later) == 0  # replay has its own edges
+    live_meeting.bridge.attach(handle)
+
+    assert dock.edge_heat(writer, later) == PENDING_GLOW
 
 
 # -- Composer -------------------------------------------------------------------------

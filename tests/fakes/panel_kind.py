@@ -9,6 +9,7 @@ payload is a chat request: a system prompt of two runtime layers plus one user m
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 from typing import Any, Literal
@@ -237,4 +238,45 @@ PANEL = KindSpec(
     restore=_restore,
     summarize=lambda state: panel_summary(PanelState.model_validate(state["panel"])),
     offline_policies={"stance": offline_verdict},
+)
+
+
+class OpenFloorPanelSession(PanelSession):
+    """The panel with an open floor: the human seat may speak at any time, even while the
+    panelists' replies stream (its send spec says `while_running`); a line spoken out of
+    turn is heard in the next round's payloads and does not end the round."""
+
+    kind = "openfloor"
+
+    def actions(self) -> list[ActionSpec]:
+        ended = self.state.ended
+        return [
+            spec.model_copy(update={"enabled": not ended, "while_running": True,
+                                    "reason": "The panel has ended." if ended else ""})
+            if spec.id == SEND else spec
+            for spec in super().actions()
+        ]
+
+    async def _perform(self, action: Action) -> bool:
+        s = self.state
+        if action.id == SEND and not s.waiting_for_human:
+            s.lines.append(Line(speaker=HUMAN, text=action.text or "", round=s.round))
+            self.emit(StateChanged(part="lines"))
+            return True
+        return await super()._perform(action)
+
+
+async def _create_open_floor(ctx: SessionContext, scenario: str) -> OpenFloorPanelSession:
+    panel = await _create(ctx, scenario)
+    return OpenFloorPanelSession(panel.state, client=ctx.client, bus=ctx.bus, model=ctx.model,
+                                 parallel=ctx.parallel)
+
+
+OPEN_FLOOR_PANEL = dataclasses.replace(
+    PANEL, name="openfloor", title="Open-floor panel",
+    description="The test panel where the human seat may speak while others stream.",
+    create=_create_open_floor,
+    restore=lambda ctx, state: OpenFloorPanelSession(
+        PanelState.model_validate(state["panel"]), client=ctx.client, bus=ctx.bus,
+        model=state.get("model", ctx.model), parallel=ctx.parallel),
 )

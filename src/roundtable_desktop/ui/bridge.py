@@ -1,8 +1,13 @@
 """The one adapter between the engine's events and Qt: events in, Qt signals out.
 
-Widgets subscribe to these signals and read state through `state()`; they never reach
-into protocol internals. In replay the bridge serves a stored state instead of a live
-session, and `read_only` is true. Must hold no engine logic.
+Widgets subscribe to these signals and read the session through a kind-neutral view:
+`session()`, `kind()`, `summary()` (participants, transcript, result, progress, ended),
+`ended()`, `current_actor_id()`, `awaiting_human()` and `hint()`; a kind's own docks
+read its own state (`state()`: the roundtable's MeetingState). They never reach into
+protocol internals. In replay the bridge serves a stored state instead of a live
+session, and `read_only` is true. `kindChanged` fires before `sessionChanged` when the
+shown session is of another kind than the one shown before (the window rebuilds the
+kind's docks on it). Must hold no engine logic.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from roundtable_desktop.domain.events import (
     ToolRan,
 )
 from roundtable_desktop.domain.meeting import MeetingState
+from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.protocols.launch import SessionHandle
 from roundtable_desktop.store.database import SessionStore
@@ -39,6 +45,7 @@ class EngineBridge(QObject):
     phaseChanged = Signal(str, str, str)  # phase, actor_id, detail
     notice = Signal(str, str, str)  # level, message, hint
     sessionEnded = Signal(str)  # reason
+    kindChanged = Signal(str)  # the kind of the session shown now, before sessionChanged
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -47,6 +54,7 @@ class EngineBridge(QObject):
         self._replay_session: SessionProtocol | None = None
         self._replay_store: SessionStore | None = None
         self._replay_session_id: str | None = None
+        self._kind = ""  # the kind of the last session shown
 
     # -- what widgets read ----------------------------------------------------------------
     @property
@@ -68,6 +76,50 @@ class EngineBridge(QObject):
         state = getattr(self.session(), "state", None)
         return state if isinstance(state, MeetingState) else None
 
+    def kind(self) -> str:
+        """The kind of the session shown ("" with none)."""
+        session = self.session()
+        return session.kind if session is not None else ""
+
+    def summary(self) -> SessionSummary | None:
+        """The kind-neutral account of the session shown, live or replayed."""
+        session = self.session()
+        return session.summary() if session is not None else None
+
+    def ended(self) -> bool:
+        session = self.session()
+        return session is not None and session.ended
+
+    def current_actor_id(self) -> str | None:
+        session = self.session()
+        return session.current_actor_id() if session is not None else None
+
+    def awaiting_human(self) -> str | None:
+        """The name of the human seat the live session waits for, or None."""
+        session = self.session()
+        return session.awaiting_human() if session is not None and not self.read_only else None
+
+    def hint(self) -> str:
+        """What the user may do next, in one sentence."""
+        session = self.session()
+        if session is None:
+            return "Start a session (Ctrl+N)."
+        if self.read_only:
+            return "Replay is read-only: step with Alt+Left / Alt+Right, or leave it."
+        if session.ended:
+            return "The session has ended: export it, replay it or start a new one (Ctrl+N)."
+        seat = session.awaiting_human()
+        if seat:
+            return f"{seat} is a human seat: write their line and send it."
+        step = session.next_step()
+        if step is None:
+            return ""
+        spec = next((s for s in session.actions() if s.id == step.id), None)
+        if spec is None:
+            return ""
+        keys = f" ({spec.shortcut})" if spec.shortcut else ""
+        return f"Next: {spec.label}{keys}."
+
     def store(self) -> SessionStore | None:
         return self._replay_store if self.read_only else (
             self._handle.store if self._handle else None)
@@ -81,7 +133,7 @@ class EngineBridge(QObject):
         self.detach(emit=False)
         self._handle = handle
         self._unsubscribe = handle.bus.subscribe(self._on_engine_event)
-        self.sessionChanged.emit()
+        self._announce()
 
     def detach(self, *, emit: bool = True) -> None:
         if self._unsubscribe is not None:
@@ -90,7 +142,15 @@ class EngineBridge(QObject):
         self._handle = None
         self._replay_session = None
         if emit:
-            self.sessionChanged.emit()
+            self._announce()
+
+    def _announce(self) -> None:
+        """kindChanged first (the window's docks for that kind), then sessionChanged."""
+        kind = self.kind()
+        if kind and kind != self._kind:
+            self._kind = kind
+            self.kindChanged.emit(kind)
+        self.sessionChanged.emit()
 
     def show_replay(self, store: SessionStore, session_id: str,
                     session: SessionProtocol) -> None:
@@ -98,7 +158,7 @@ class EngineBridge(QObject):
         self.detach(emit=False)
         self._replay_store, self._replay_session_id = store, session_id
         self._replay_session = session
-        self.sessionChanged.emit()
+        self._announce()
 
     def _on_engine_event(self, event: Event) -> None:
         self.eventReceived.emit(event)

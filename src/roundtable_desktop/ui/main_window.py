@@ -1,15 +1,21 @@
 """The main window: context view in the middle, session toolbar, docks, banner, status.
 
 It assembles the widgets, routes user intent to the SessionRunner, shows notices in the
-banner, applies theme and zoom, and saves/restores the layout. It opens within the
-screen's available geometry (the default size, or less on a small screen; a saved
-geometry too large for this screen is fitted again), gives the dock columns shares of
-its width rather than fixed widths, and lets a dock whose body needs much room scroll
+banner, applies theme and zoom, and saves/restores the layout. Docks come in two sets
+(dock_set.py): the shared ones every kind uses, built once, and the shown kind's own
+(ui/kinds/), rebuilt when a session of another kind is shown (a new session, reopening
+or replaying one; the bridge says so with `kindChanged`). The dock layout is saved per
+kind: leaving a kind saves its layout, and building a kind's docks restores the one
+saved for it (or sizes them afresh). When the live session ends, the end panel above
+the view shows what it came to, with Export, Replay and New session.
+It opens within the screen's available geometry (the default size, or less on a small
+screen; a saved geometry too large for this screen is fitted again); dock_set.py gives
+the dock columns shares of its width and lets a dock whose body needs much room scroll
 it rather than hold the payload view small. Closing is two-step: the
 first close event cancels and awaits in-flight work (partial replies are persisted),
 disconnects MCP and stops the bundled MCP server if the window started one, saves the
-layout, then closes for real and emits `closed`. Menus live in
-window_menus.py. Must hold no engine logic and never block (no exec(), no statics).
+layout, then closes for real and emits `closed`. Menus live in window_menus.py.
+Must hold no engine logic and never block (no exec(), no statics).
 """
 
 from __future__ import annotations
@@ -21,12 +27,10 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractScrollArea,
     QDockWidget,
-    QFrame,
     QMainWindow,
-    QScrollArea,
-    QTabBar,
+    QSplitter,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -34,11 +38,15 @@ from PySide6.QtWidgets import (
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.llm.keys import KeyStore
 from roundtable_desktop.protocols.base import Action
+from roundtable_desktop.protocols.kinds import UnknownKind, kind_spec
+from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.store.records import SessionInfo
 from roundtable_desktop.ui.banner import NoticeBanner
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.context_view import ContextView
-from roundtable_desktop.ui.dock_set import DOCKS, load_class
+from roundtable_desktop.ui.dock_set import DockSpec, WindowDocks
+from roundtable_desktop.ui.end_panel import EndPanel
+from roundtable_desktop.ui.kinds import window_kind
 from roundtable_desktop.ui.mcp_controller import McpController
 from roundtable_desktop.ui.session_runner import SessionRunner
 from roundtable_desktop.ui.session_toolbar import SessionToolBar
@@ -54,23 +62,16 @@ DEFAULT_SIZE = (1600, 960)
 # Room for the window manager's frame and title bar: the window is placed before it has
 # a frame, whose real size is known only once it is shown.
 FRAME_ALLOWANCE = (16, 40)
-# The dock columns and the bottom row as shares of the window, within these pixel bounds.
-LEFT_SHARE, LEFT_WIDTH = 0.24, (300, 440)
-RIGHT_SHARE, RIGHT_WIDTH = 0.30, (340, 580)
-BOTTOM_SHARE, BOTTOM_HEIGHT = 0.28, (170, 270)
-# A dock body that needs more than this (a form) scrolls inside its dock instead of
-# holding its whole row or column open on a small screen.
-DOCK_BODY_MIN = (360, 180)
-# A side column widens to what its dock's content needs at this zoom, up to this share;
-# the payload view in the middle keeps at least CENTRE_SHARE (the right column gives way).
-COLUMN_MAX_SHARE = 0.36
-CENTRE_SHARE = 0.42
-KEY_GEOMETRY, KEY_STATE = "window/geometry", "window/state"
-KEY_THEME, KEY_ZOOM = "window/theme", "window/zoom"
+# The end panel takes what its result needs; the view below keeps this many lines of
+# text (its header): the last payload matters less than the result now.
+VIEW_KEEP_LINES = 4
+KEY_GEOMETRY, KEY_THEME, KEY_ZOOM = "window/geometry", "window/theme", "window/zoom"
+KEY_DOCKS = "window/docks/{kind}"  # QMainWindow.saveState, one per kind
 
 
 class MainWindow(QMainWindow):
     closed = Signal()  # after in-flight work was cancelled and the layout saved
+    docksChanged = Signal()  # another kind's docks were built (the View menu lists them)
 
     def __init__(
         self, *, bridge: EngineBridge, runner: SessionRunner, settings: AppSettings,
@@ -90,27 +91,49 @@ class MainWindow(QMainWindow):
 
         self.banner = NoticeBanner(self)
         self.context_view = ContextView(bridge, self)
+        self.end_panel = EndPanel(self)
+        self.end_panel.hide()
+        self.centre = QSplitter(Qt.Orientation.Vertical)
+        self.centre.setObjectName("centreSplit")
+        self.centre.setChildrenCollapsible(False)
+        self.centre.addWidget(self.end_panel)
+        self.centre.addWidget(self.context_view)
+        self.centre.setStretchFactor(1, 1)
         central = QWidget(self)
         central.setObjectName("centralArea")
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(self.banner)
-        column.addWidget(self.context_view, 1)
+        column.addWidget(self.centre, 1)
         self.setCentralWidget(central)
 
         self.toolbar = SessionToolBar(runner, bridge, self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
         self.status = SessionStatusBar(bridge, self)
         self.setStatusBar(self.status)
-        self.docks: dict[str, QDockWidget] = {}
-        self._build_docks()
+        self._kind = ""
+        self._awaiting: str | None = None
+        # Before any dock subscribes: a kind's docks are replaced before sessionChanged.
+        bridge.kindChanged.connect(self._on_bridge_kind_changed)
+        self._docks = WindowDocks(self, self._build_dock)
+        self.docks: dict[str, QDockWidget] = self._docks.by_name  # by object name
+        self._show_kind_docks(self.toolbar.session_kind())
         self.menus = WindowMenus(self)
+        self.end_panel.set_export_formats(list(self.menus.export_actions.values()))
 
+        self._sync_timer = QTimer(self)  # title, end panel, human seat: once per burst
+        self._sync_timer.setSingleShot(True)
+        self._sync_timer.setInterval(0)
+        self._sync_timer.timeout.connect(self._sync_with_session)
         self.toolbar.actionRequested.connect(self._on_toolbar_action_requested)
+        self.end_panel.exportRequested.connect(self._on_end_panel_export_requested)
+        self.end_panel.replayRequested.connect(self._on_end_panel_replay_requested)
+        self.end_panel.newSessionRequested.connect(self.menus.new_action.trigger)
         bridge.notice.connect(self._on_bridge_notice)
-        bridge.sessionChanged.connect(self._update_title)
-        bridge.stateChanged.connect(self._on_bridge_state_changed)
+        bridge.sessionChanged.connect(self._sync_timer.start)
+        bridge.stateChanged.connect(self._sync_timer.start)
+        bridge.sessionEnded.connect(self._sync_timer.start)
         runner.failed.connect(self._on_runner_failed)
         runner.clientChanged.connect(self._on_runner_client_changed)
         self._on_runner_client_changed()
@@ -142,83 +165,34 @@ class MainWindow(QMainWindow):
                   area.y() + (area.height() - height - frame_h) // 2)
 
     # -- docks ------------------------------------------------------------------------------
-    def _build_docks(self) -> None:
-        self.setDockNestingEnabled(True)
-        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-        by_class: dict[str, QDockWidget] = {}
-        for spec in DOCKS:
-            cls, problem = load_class(spec.module, spec.class_name)
-            if problem:
-                self.banner.show_notice("warning", problem, "The other docks work as usual.")
-            if cls is None:
-                continue
-            try:
-                dock = cls(self.bridge, self, **{name: getattr(self, name)
-                                                 for name in spec.services})
-            except Exception as exc:  # one broken dock must not stop the window
-                log.exception("building %s failed", spec.class_name)
-                self.banner.show_notice("warning", f"The {spec.class_name} could not be built "
-                                        f"({type(exc).__name__}).", "The other docks work.")
-                continue
-            _scroll_if_large(dock)
-            if spec.tab_with and spec.tab_with in by_class:
-                self.tabifyDockWidget(by_class[spec.tab_with], dock)
-            else:
-                self.addDockWidget(spec.area, dock)
-            by_class[spec.class_name] = dock
-            self.docks[dock.objectName() or spec.class_name] = dock
-            self._connect_dock(dock)
-        for front in ("TranscriptDock", "WhiteboardDock"):  # in front of the docks tabbed on
-            if front in by_class:
-                by_class[front].raise_()
-        self._by_class = by_class
-        self.size_docks()
+    @property
+    def kind(self) -> str:
+        """The kind whose docks the window shows."""
+        return self._kind
+
+    def _build_dock(self, spec: DockSpec) -> QDockWidget | None:
+        try:
+            dock = spec.cls(self.bridge, self, **{name: getattr(self, name)  # type: ignore[call-arg]
+                                                  for name in spec.services})
+        except Exception as exc:  # one broken dock must not stop the window
+            log.exception("building %s failed", spec.class_name)
+            self.banner.show_notice("warning", f"The {spec.class_name} could not be built "
+                                    f"({type(exc).__name__}).", "The other docks work.")
+            return None
+        self._connect_dock(dock)
+        return dock
+
+    def _show_kind_docks(self, kind: str) -> None:
+        self._kind = kind
+        self._docks.show_kind(window_kind(kind).docks)
 
     def size_docks(self) -> None:
         """The starting sizes of the dock columns and rows (no saved layout)."""
-        by_class = self._by_class
-        limit = int(self.width() * COLUMN_MAX_SHARE)
-        columns = [(by_class[n], _share(self.width(), share, bounds))
-                   for n, share, bounds in (("ActorsDock", LEFT_SHARE, LEFT_WIDTH),
-                                            ("CandidatesDock", RIGHT_SHARE, RIGHT_WIDTH))
-                   if n in by_class]
-        widths = [max(w, min(_content_width(d), limit)) for d, w in columns]
-        if len(widths) == 2:
-            room = int(self.width() * (1 - CENTRE_SHARE)) - widths[0]
-            widths[1] = max(min(widths[1], room), RIGHT_WIDTH[0] * 4 // 5)
-        if columns:  # both at once: widening one alone takes the room from the other
-            self.resizeDocks([d for d, _ in columns], widths, Qt.Orientation.Horizontal)
-        # The actor editor and the candidate lists get the larger share of their column.
-        for upper, lower, split in (("ActorsDock", "PolygonDock", [62, 38]),
-                                    ("CandidatesDock", "WhiteboardDock", [62, 38])):
-            if upper in by_class and lower in by_class:
-                self.resizeDocks([by_class[upper], by_class[lower]], split,
-                                 Qt.Orientation.Vertical)
-        bottom = [d for n, d in by_class.items() if n in ("TranscriptDock",)]
-        if bottom:
-            self.resizeDocks(bottom, [_share(self.height(), BOTTOM_SHARE, BOTTOM_HEIGHT)],
-                             Qt.Orientation.Vertical)
-        self.fit_dock_tabs()
+        self._docks.size()
 
     def fit_columns(self) -> None:
-        """Widen a side column whose dock's content needs more width at this zoom than it
-        has (its form would be cut), up to COLUMN_MAX_SHARE of the window; never narrows."""
-        self.fit_dock_tabs()
-        limit = int(self.width() * COLUMN_MAX_SHARE)
-        docks = [d for n, d in self._by_class.items() if n in ("ActorsDock", "CandidatesDock")
-                 and not d.isFloating() and d.isVisible()]
-        widths = [max(d.width(), min(_content_width(d), limit)) for d in docks]
-        if any(w > d.width() for d, w in zip(docks, widths, strict=True)):
-            # Both columns at once: widening one alone takes the room from the other.
-            self.resizeDocks(docks, widths, Qt.Orientation.Horizontal)
-
-    def fit_dock_tabs(self) -> None:
-        """Docks sharing a place show every tab, titles elided, never scrolled out of
-        sight (the tab bars are the window's own, made as docks are tabified)."""
-        for bar in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
-            bar.setElideMode(Qt.TextElideMode.ElideRight)
-            bar.setUsesScrollButtons(False)
+        """Widen a side column whose form would be cut at this zoom (never narrows)."""
+        self._docks.fit_columns()
 
     def _connect_dock(self, dock: QDockWidget) -> None:
         candidate_signal = getattr(dock, "candidateActivated", None)
@@ -230,6 +204,23 @@ class MainWindow(QMainWindow):
         submitted_signal = getattr(dock, "submitted", None)
         if submitted_signal is not None:
             submitted_signal.connect(self._on_composer_submitted)
+
+    def _on_bridge_kind_changed(self, kind: str) -> None:
+        if kind == self._kind:
+            return
+        self._save_dock_state()
+        self._show_kind_docks(kind)
+        # The saved layout also holds the toolbars: they stay as they are now (the
+        # replay bar was saved shown, when replay began, and must not come back).
+        bars = {bar: bar.isVisible() for bar in self.findChildren(
+            QToolBar, options=Qt.FindChildOption.FindDirectChildrenOnly)}
+        restored = self._restore_dock_state()
+        for bar, visible in bars.items():
+            bar.setVisible(visible)
+        if not restored:
+            self.size_docks()
+        self._fit_timer.start()  # the new docks' content at this zoom
+        self.docksChanged.emit()
 
     # -- look --------------------------------------------------------------------------------
     @property
@@ -251,6 +242,7 @@ class MainWindow(QMainWindow):
 
     def apply_look(self) -> None:
         apply_theme(self, self._theme, self._zoom)
+        self.end_panel.set_look(self._theme, self._zoom)
         self.context_view.set_theme(self._theme)
         self.context_view.set_zoom(self._zoom)
         self.menus.sync_checks()
@@ -266,22 +258,31 @@ class MainWindow(QMainWindow):
     # -- layout --------------------------------------------------------------------------------
     def save_layout(self) -> None:
         self.settings.set_value(KEY_GEOMETRY, self.saveGeometry())
-        self.settings.set_value(KEY_STATE, self.saveState(STATE_VERSION))
+        self._save_dock_state()
         self.settings.set_value(KEY_THEME, self._theme)
         self.settings.set_value(KEY_ZOOM, self._zoom)
         self.settings.sync()
 
     def restore_layout(self) -> bool:
         geometry = self.settings.value(KEY_GEOMETRY)
-        state = self.settings.value(KEY_STATE)
         restored = False
         if isinstance(geometry, QByteArray | bytes) and geometry:
             restored = self.restoreGeometry(QByteArray(geometry))
             if restored and not self.available_geometry().contains(self.frameGeometry()):
                 self.place_on_screen()  # saved on a larger screen than this one
+        return self._restore_dock_state() or restored
+
+    def _save_dock_state(self) -> None:
+        if self._kind:
+            self.settings.set_value(KEY_DOCKS.format(kind=self._kind),
+                                    self.saveState(STATE_VERSION))
+
+    def _restore_dock_state(self) -> bool:
+        """The dock layout last saved for the shown kind; False when there is none."""
+        state = self.settings.value(KEY_DOCKS.format(kind=self._kind))
         if isinstance(state, QByteArray | bytes) and state:
-            restored = self.restoreState(QByteArray(state), STATE_VERSION) or restored
-        return restored
+            return self.restoreState(QByteArray(state), STATE_VERSION)
+        return False
 
     # -- notices --------------------------------------------------------------------------------
     def show_notice(self, level: str, message: str, hint: str = "") -> None:
@@ -292,9 +293,61 @@ class MainWindow(QMainWindow):
         self.banner.show_notice(
             "info",
             f"Continue your last session, “{info.title}” ({count_of(info.call_count, 'call')})?",
-            "Or dismiss this and use the new meeting below.",
+            "Or dismiss this and use the new session below.",
             action_label="Continue", action=lambda: self.runner.reopen(info.id),
         )
+
+    # -- the session as it goes ---------------------------------------------------------------
+    def _sync_with_session(self) -> None:
+        """Title, end panel and the human seat's dock, after a burst of engine signals."""
+        self._update_title()
+        self._sync_end_panel()
+        waiting = self.bridge.awaiting_human()
+        if waiting and waiting != self._awaiting:
+            seat = self.docks.get(window_kind(self._kind).human_seat_dock)
+            if seat is not None:  # a human seat's turn: bring where they write forward
+                seat.show()
+                seat.raise_()
+        self._awaiting = waiting
+
+    def _sync_end_panel(self) -> None:
+        session = self.bridge.session()
+        if session is None or self.bridge.read_only or not session.ended:
+            self.end_panel.hide()
+            return
+        summary = session.summary()
+        spec = window_kind(session.kind)
+        self.end_panel.show_result(
+            spec.what_happened(summary, _kind_title(session.kind), self._call_count()),
+            spec.result(summary))
+        if self.end_panel.isHidden():
+            self.end_panel.show()
+            total = self.centre.height()
+            keep = VIEW_KEEP_LINES * self.fontMetrics().height()
+            wanted = max(min(self.end_panel.wanted_height(), total - keep), total // 2)
+            self.centre.setSizes([wanted, max(1, total - wanted)])
+
+    def _call_count(self) -> int:
+        store, session_id = self.bridge.store(), self.bridge.session_id()
+        if store is None or session_id is None:
+            return 0
+        try:
+            return len(store.calls(session_id))
+        except StoreError:
+            log.warning("could not count the session's calls", exc_info=True)
+            return 0
+
+    def _update_title(self) -> None:
+        summary = self.bridge.summary()
+        parts = [summary.title if summary is not None else "No session",
+                 _kind_title(self.bridge.kind() or self._kind)]
+        if self.bridge.read_only:
+            parts.insert(1, "Replay")
+        elif summary is not None and summary.ended:
+            parts.insert(1, "Ended")
+        if self.runner.offline:
+            parts.append("Offline")
+        self.setWindowTitle(" — ".join(parts))
 
     # -- slots --------------------------------------------------------------------------------
     def _on_toolbar_action_requested(self, action: Action) -> None:
@@ -307,6 +360,14 @@ class MainWindow(QMainWindow):
         self.context_view.schedule_refresh()
         self.toolbar.schedule_refresh()
 
+    def _on_end_panel_export_requested(self) -> None:
+        next(iter(self.menus.export_actions.values())).trigger()  # the first format
+
+    def _on_end_panel_replay_requested(self) -> None:
+        session_id = self.bridge.session_id()
+        if session_id is not None:
+            self.menus.start_replay(session_id)
+
     def _on_bridge_notice(self, level: str, message: str, hint: str) -> None:
         self.banner.show_notice(level, message, hint)
 
@@ -318,28 +379,8 @@ class MainWindow(QMainWindow):
         self.context_view.set_online(not self.runner.offline)
         self._update_title()
 
-    def _on_bridge_state_changed(self, part: str) -> None:
-        if part in ("ended", "turn"):
-            self._update_title()
-        state = self.bridge.state()
-        composer = self.docks.get("composerDock")
-        if part == "turn" and state is not None and state.actor.human and composer is not None:
-            composer.show()
-            composer.raise_()  # a human seat's turn: bring the composer forward
-
-    def _update_title(self) -> None:
-        state = self.bridge.state()
-        parts = [state.title if state is not None else "No session", "Roundtable"]
-        if self.bridge.read_only:
-            parts.insert(1, "Replay")
-        elif state is not None and state.ended:
-            parts.insert(1, "Ended")
-        if self.runner.offline:
-            parts.append("Offline")
-        self.setWindowTitle(" — ".join(parts))
-
     def _on_tabified_dock_activated(self, _dock: QDockWidget) -> None:
-        self.fit_dock_tabs()  # a tab bar the user just made by docking onto another
+        self._docks.fit_tabs()  # a tab bar the user just made by docking onto another
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -374,38 +415,11 @@ class MainWindow(QMainWindow):
             self.close()
 
 
-def _scroll_if_large(dock: QDockWidget) -> None:
-    """Put a dock's body in a scroll area when its minimum size is more than a laptop's
-    window can give one dock (DOCK_BODY_MIN), so it never squeezes the payload view."""
-    body = dock.widget()
-    if body is None or isinstance(body, QAbstractScrollArea):
-        return
-    least = body.minimumSizeHint()
-    if least.width() <= DOCK_BODY_MIN[0] and least.height() <= DOCK_BODY_MIN[1]:
-        return
-    area = QScrollArea()
-    area.setObjectName(f"{dock.objectName()}Scroll")
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    area.setWidgetResizable(True)
-    area.setWidget(body)
-    dock.setWidget(area)
-
-
-def _content_width(dock: QDockWidget) -> int:
-    """The width a dock needs to show its content uncut (a scrolled form: its inside)."""
-    body = dock.widget()
-    if body is None:
-        return 0
-    if isinstance(body, QScrollArea) and body.widget() is not None:
-        bar = body.verticalScrollBar().sizeHint().width()
-        need = body.widget().minimumSizeHint().width() + bar + 2 * body.frameWidth()
-    else:
-        need = body.minimumSizeHint().width()
-    return need + dock.width() - body.width()  # the dock's own frame around its body
-
-
-def _share(total: int, share: float, bounds: tuple[int, int]) -> int:
-    return int(min(max(total * share, bounds[0]), bounds[1]))
+def _kind_title(kind: str) -> str:
+    try:
+        return kind_spec(kind).title
+    except UnknownKind:
+        return kind.capitalize() or "No session"
 
 
 def _float(value: object, default: float) -> float:

@@ -29,6 +29,7 @@ from roundtable_desktop.protocols.replay_state import replay_session
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.records import CallRecord, Checkpoint
 from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.elided_label import ElidedLabel
 
 
 @dataclass(frozen=True)
@@ -105,8 +106,8 @@ class ReplayBar(QToolBar):
         self._kind = ""
         self._states: dict[int, SessionProtocol | None] = {}
 
-        self.title_label = QLabel("Replay")
-        self.title_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.title_label = ElidedLabel("Replay")
+        self.title_label.setObjectName("replayTitle")
         self.title_label.setMaximumWidth(360)
         font = self.title_label.font()
         font.setBold(True)
@@ -162,12 +163,9 @@ class ReplayBar(QToolBar):
         self._steps = replay_steps(store, session_id)
         self._states = {}
         self._index = -1
-        title = f"Replay: {record.title} ({record.kind}, {session_id[:8]})"
-        self.title_label.setToolTip(title)
-        metrics = self.title_label.fontMetrics()
-        self.title_label.setText(
-            metrics.elidedText(title, Qt.TextElideMode.ElideMiddle, self.title_label.maximumWidth())
-        )
+        # Whole words then "…" (never a word cut in the middle); the tooltip has it all.
+        self.title_label.set_full_text(
+            f"Replay: {record.title} ({record.kind}, {session_id[:8]})")
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(0, len(self._steps) - 1))
         self.slider.setValue(0)

@@ -3,8 +3,11 @@
 Every piece of engine work is an asyncio task on the qasync loop, held in a registry
 (qasync keeps no strong reference to tasks) so Stop, New session and Quit can cancel
 and await it. One action runs at a time: while one does, every action but Stop is
-offered disabled with the reason. Stop cancels the request in flight (the partial
-reply is recorded by the engine). Errors become `failed(message, hint)` for the banner;
+offered disabled with the reason, except an action whose ActionSpec says
+`while_running` (a human seat's line in a kind that lets people talk over a stream):
+the session decides whether it is offered, and it runs as its own task beside the
+other. Stop cancels the requests in flight (the partial replies are recorded by the
+engine). Errors become `failed(message, hint)` for the banner;
 unexpected exceptions go to sys.excepthook. Must not touch widgets, and must not
 reach into protocol internals beyond the SessionProtocol interface and its client.
 """
@@ -69,7 +72,8 @@ class SessionRunner(QObject):
         self._choice = client_factory()
         self._handle: SessionHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._action_task: asyncio.Task[Any] | None = None
+        self._action_task: asyncio.Task[Any] | None = None  # the one that others wait for
+        self._side_tasks: set[asyncio.Task[Any]] = set()  # while_running actions
         self._acted = False  # whether the user did anything in the current session
         self._closed = False
 
@@ -97,16 +101,23 @@ class SessionRunner(QObject):
     def tasks(self) -> frozenset[asyncio.Task[Any]]:
         return frozenset(self._tasks)
 
+    def acting(self) -> bool:
+        """An action of the user's is running (not a new session or new settings)."""
+        return self._action_running() or any(not t.done() for t in self._side_tasks)
+
     def actions(self) -> list[ActionSpec]:
-        """The session's actions, all disabled but Stop while one of ours runs."""
+        """The session's actions while one of ours runs: Stop enabled, an action that may
+        run alongside (`while_running`) as the session offers it, the others disabled."""
         if self._handle is None or self._bridge.read_only:
             return []
         specs = self._handle.session.actions()
         if not self.busy:
             return specs
         running = "A step is running: wait for it or press Stop."
+        alongside = self.acting()  # not while a session starts or the client changes
         return [
             spec.model_copy(update={"enabled": True, "reason": ""}) if spec.id == "stop"
+            else spec if spec.while_running and alongside
             else spec.model_copy(update={"enabled": False, "reason": running})
             for spec in specs
         ]
@@ -121,18 +132,23 @@ class SessionRunner(QObject):
             self.failed.emit("warning", "There is no live session to act on.",
                              "Start a new session (Ctrl+N) or leave the replay.")
             return None
-        if self._action_task is not None and not self._action_task.done():
+        spec = next((s for s in self._handle.session.actions() if s.id == action.id), None)
+        alongside = spec is not None and spec.while_running
+        if self.acting() and not alongside:
             self.failed.emit("warning", "A step is already running.",
                              "Wait for it, or press Stop (Esc).")
             return None
-        spec = next((s for s in self._handle.session.actions() if s.id == action.id), None)
         if spec is not None and not spec.enabled:
             self.failed.emit("warning", spec.reason or f"{spec.label} is not available now.", "")
             return None
         self._acted = True
-        session = self._handle.session
-        self._action_task = self._spawn(session.perform(action), f"action {action.id}")
-        return self._action_task
+        task = self._spawn(self._handle.session.perform(action), f"action {action.id}")
+        if alongside:
+            self._side_tasks.add(task)
+            task.add_done_callback(self._side_tasks.discard)
+        else:
+            self._action_task = task
+        return task
 
     def stop(self) -> None:
         """Cancel the request in flight and any auto flow; the partial reply is kept."""
@@ -165,6 +181,9 @@ class SessionRunner(QObject):
         await self._close_client(self._choice.client)
 
     # -- internals --------------------------------------------------------------------------
+    def _action_running(self) -> bool:
+        return self._action_task is not None and not self._action_task.done()
+
     def _spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
         task.set_name(what)
@@ -231,8 +250,10 @@ class SessionRunner(QObject):
             log.warning("could not discard an unused session", exc_info=True)
 
     async def _rebuild_client(self) -> None:
-        if self._action_task is not None and not self._action_task.done():
-            await asyncio.gather(self._action_task, return_exceptions=True)
+        acting = [t for t in (self._action_task, *self._side_tasks)
+                  if t is not None and not t.done()]
+        if acting:
+            await asyncio.gather(*acting, return_exceptions=True)
         old = self._choice
         self._choice = self._client_factory()
         if self._handle is not None:
@@ -263,5 +284,5 @@ def _hint_for(exc: BaseException) -> str:
     if isinstance(exc, SourceError):
         return "The bundled data may be damaged; reinstall, or start a new session."
     if isinstance(exc, UnknownKind):
-        return "Choose the roundtable kind for now."
+        return "Choose a kind that is built: the Kind picker lists them."
     return ""

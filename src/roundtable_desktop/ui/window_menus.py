@@ -1,6 +1,8 @@
-"""The window's menus and what their File entries do: New session, Open recent, Replay,
-Export, Settings, Quit; View: dock toggles, theme, zoom, presenter mode; Session: the
-toolbar's actions (the same QAction objects, so their shortcuts always work).
+"""The window's menus and what their entries do. File: New session, Open recent, Export,
+Settings, Quit; View: dock toggles, theme, zoom, presenter mode; Session: the
+toolbar's actions (the same QAction objects, so their shortcuts always work; listed
+again whenever the toolbar rebuilds them for another kind), then Replay (Ctrl+Shift+R)
+and Back to the live session.
 
 File dialogs and the settings dialog are opened with `.open()` (never `exec()`), and
 their results arrive through signals. Must hold no engine logic: it calls the runner,
@@ -19,6 +21,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.protocols.kinds import kind_names
 from roundtable_desktop.protocols.session_export import export_session
 from roundtable_desktop.store.database import StoreError
 from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
@@ -59,10 +62,6 @@ class WindowMenus(QObject):
         self.recent_menu = menu.addMenu("Open &recent")
         self.recent_menu.setObjectName("recentMenu")
         self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
-        self.replay_action = self._add(menu, "Re&play session…", "Ctrl+Shift+R",
-                                       self._on_replay_triggered)
-        self.live_action = self._add(menu, "Back to the &live session", "",
-                                     self._on_live_triggered)
         menu.addSeparator()
         export_menu = menu.addMenu("&Export")
         self.export_actions: dict[str, QAction] = {}
@@ -86,9 +85,10 @@ class WindowMenus(QObject):
             self.window.show_notice("error", str(exc), "Check the data folder.")
             return
         current = self.window.bridge.session_id()
+        kinds = set(kind_names())  # a session of a kind this version lacks cannot reopen
         shown = 0
         for info in sessions:
-            if info.id == current or info.kind != "roundtable":
+            if info.id == current or info.kind not in kinds:
                 continue
             when = datetime.fromtimestamp(info.updated_at).strftime("%d %b %H:%M")
             label = f"{info.title} — {when} — {count_of(info.call_count, 'call')} ({info.status})"
@@ -109,7 +109,7 @@ class WindowMenus(QObject):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter(pattern)
         dialog.setDefaultSuffix(fmt)
-        dialog.selectFile(f"meeting-{session_id[:8]}.{fmt}")
+        dialog.selectFile(f"{self.window.bridge.kind() or 'session'}-{session_id[:8]}.{fmt}")
         dialog.fileSelected.connect(
             lambda path, f=fmt, sid=session_id: self.write_export(Path(path), f, sid))
         self._keep_open(dialog)
@@ -234,8 +234,26 @@ class WindowMenus(QObject):
 
     # -- Session ----------------------------------------------------------------------------
     def _build_session_menu(self) -> None:
+        self.replay_action = QAction("Re&play a session…", self.window)
+        self.replay_action.setObjectName("replayAction")
+        self.replay_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.replay_action.triggered.connect(self._on_replay_triggered)
+        self.live_action = QAction("Back to the &live session", self.window)
+        self.live_action.setObjectName("liveAction")
+        self.live_action.triggered.connect(self._on_live_triggered)
+        self.fill_session_menu()
+        self.window.toolbar.actionsRebuilt.connect(self.fill_session_menu)
+
+    def fill_session_menu(self) -> None:
+        """The toolbar's actions as they are now, then replay."""
+        menu = self.session_menu
+        menu.clear()  # the actions belong to the toolbar and the window: none is deleted
         for qaction in self.window.toolbar.qactions.values():
-            self.session_menu.addAction(qaction)
+            menu.addAction(qaction)
+        if not menu.isEmpty():
+            menu.addSeparator()
+        menu.addAction(self.replay_action)
+        menu.addAction(self.live_action)
 
     # -- helpers ------------------------------------------------------------------------------
     def sync_checks(self) -> None:

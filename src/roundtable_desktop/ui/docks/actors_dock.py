@@ -2,9 +2,11 @@
 
 The list marks the current actor (bold, a ▶ marker) with their role, human seats and
 model overrides; its rows take their size from the list's font, so they follow zoom.
-The editor changes an actor's prompt fields, model, role and human seat, and adds or
-removes actors, always through protocols/roundtable_edit.py (which enforces
-the meeting rules) and never by touching the state itself. Edits are disabled in replay,
+The editor changes an actor's prompt fields, model and role (Apply changes), and adds or
+removes actors; the Human seat tick applies at once (the window then brings the Human
+seat dock forward when it is that seat's turn). Every edit goes through
+protocols/roundtable_edit.py (which enforces the meeting rules), never by touching the
+state itself. Edits are disabled in replay,
 while a call runs and after the meeting ended; a disabled button's tooltip says why.
 The three prompt fields share one tabbed editor that takes the dock's spare height, so
 each stays several lines tall; when the dock is short the form scrolls (vertically only,
@@ -77,7 +79,7 @@ class ActorsDock(BridgeDock):
         self.model_edit.setPlaceholderText("session default")
         self.human_check = QCheckBox("A person writes the replies")
         self.human_check.setToolTip("A human seat: someone types this actor's replies in the "
-                                    "Human seat dock instead of the model.")
+                                    "Human seat dock instead of the model (applies at once).")
         self.personality_edit = _prompt_edit()
         self.goal_edit = _prompt_edit()
         self.grounding_edit = _prompt_edit()
@@ -139,7 +141,7 @@ class ActorsDock(BridgeDock):
         for text_edit in (self.personality_edit, self.goal_edit, self.grounding_edit):
             text_edit.textChanged.connect(self._on_form_edited)
         self.role_combo.currentIndexChanged.connect(self._on_form_edited)
-        self.human_check.toggled.connect(self._on_form_edited)
+        self.human_check.toggled.connect(self._on_human_check_toggled)
 
         inner = QWidget()
         layout = QVBoxLayout(inner)
@@ -288,6 +290,23 @@ class ActorsDock(BridgeDock):
             return
         self._dirty = True
         self._update_enabled()
+
+    def _on_human_check_toggled(self, checked: bool) -> None:
+        """The seat changes hands at once: no Apply needed, other edits stay pending."""
+        state, session = self.state(), self.live_session()
+        if self._loading or state is None or session is None or self._selected_id is None:
+            return
+        try:
+            actor = update_actor(state, self._selected_id, human=checked)
+        except ActorEditError as exc:
+            self._say(str(exc), error=True)
+            self._loading = True  # put the tick back without coming here again
+            self.human_check.setChecked(not checked)
+            self._loading = False
+            return
+        self._finish_edit(session, f"{actor.name} is a human seat now: their replies are "
+                          "written in Human seat." if checked else
+                          f"The model writes {actor.name}'s replies again.")
 
     def _on_apply_clicked(self) -> None:
         state, session = self.state(), self.live_session()

@@ -3,12 +3,15 @@
 It fixes the object name (the window saves the layout by it), refreshes on
 `sessionChanged`, and coalesces bursts of engine signals into one refresh per pass of
 the event loop (running tools emits several `stateChanged` in a row). Docks that paint
-their own colours read `theme_palette()` and redraw in `_on_theme_changed()`.
+their own colours read `theme_palette()` and redraw in `_on_theme_changed()`. A dock of
+a kind the window no longer shows is `retire()`d before it is deleted, so it stops
+following the bridge at once (the session it would read next is of another kind).
 Must hold no engine logic and never reach into protocol internals.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 
 from PySide6.QtCore import QEvent, Qt, QTimer
@@ -35,6 +38,7 @@ class BridgeDock(QDockWidget):
         )
         self.setAllowedAreas(Qt.DockWidgetArea.AllDockWidgetAreas)
         self.bridge = bridge
+        self._retired = False
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(0)
@@ -95,8 +99,20 @@ class BridgeDock(QDockWidget):
 
     # -- refresh ------------------------------------------------------------------------
     def schedule_refresh(self) -> None:
-        if not self._refresh_timer.isActive():
+        if not self._retired and not self._refresh_timer.isActive():
             self._refresh_timer.start()
+
+    def retire(self) -> None:
+        """Stop following the bridge: the window is about to delete this dock."""
+        self._retired = True
+        self._refresh_timer.stop()
+        self._theme_timer.stop()
+        with contextlib.suppress(RuntimeError, TypeError):  # already disconnected
+            self.bridge.sessionChanged.disconnect(self._on_bridge_session_changed)
+
+    @property
+    def retired(self) -> bool:
+        return self._retired
 
     def refresh(self) -> None:
         raise NotImplementedError

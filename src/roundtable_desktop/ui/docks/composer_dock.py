@@ -5,6 +5,8 @@ seat and their turn is ready); otherwise it is disabled and says why, in the ses
 own words. Buttons insert valid canonical calls with real ids: the candidates ticked in
 the list (in the order they were ticked), the top-N count, pass, and quoted note text
 (JSON-escaped). Send (Ctrl+Return) emits `submitted(text)`; the window performs it.
+The toolbar's send action comes here too (`send_from_toolbar`): it sends what is
+written, or, with nothing written yet, puts the cursor in the editor.
 Must hold no engine logic: it neither parses nor runs tools.
 """
 
@@ -266,6 +268,13 @@ class ComposerDock(BridgeDock):
             self.note_text.clear()
         else:  # an empty pair of quotes with the cursor inside, ready to type
             self.insert_call(f'{tool}("")', cursor_back=2)
+
+    def send_from_toolbar(self) -> None:
+        """The toolbar's send action: send what is written, else start writing."""
+        if self.editor.toPlainText().strip() and not self._send_reason():
+            self._on_send_clicked()
+        elif self.editor.isEnabled():
+            self.editor.setFocus()
 
     def _on_send_clicked(self) -> None:
         text = self.editor.toPlainText().strip()

@@ -1,14 +1,17 @@
 """The Polygon dock (pyqtgraph): the participants at the vertices of a regular polygon.
 
-It draws a kind-neutral list of participants (domain Participant: id, name, role, human)
-and who speaks now; `refresh()` builds that list from the roundtable state, and any
-kind can call `show_participants`. The speaker's dot stays on its vertex and is
-highlighted there (larger, amber, outlined; its name bold). Edges show what one
-participant wrote reaching another's context: when A writes something shared
-(whiteboard, transcript, suggestions), the edges A→others glow faintly until each of
-them takes a turn; then A→B flashes, a small dot travels from A to B, and the flash
-fades. The fade runs on a QTimer only while something is fading, and each frame touches
-only the active edges, so an idle polygon costs nothing.
+It draws any kind through the neutral model of polygon_model.py: the participants of
+the session's summary, the speaker (its current actor, or who answers now) and the
+edges. `refresh()` reads the bridge's summary; `show_participants` draws any list. The
+speaker's dot stays on its vertex and is highlighted there (larger, amber, outlined;
+its name bold); once the session ended nobody is. Edges show what one participant
+wrote reaching another's context: when A writes something shared (a spoken transcript
+line, or a tool that changed the whiteboard, transcript or suggestions), the edges
+A→others glow faintly until each of them reads (their call starts or their turn
+comes); then A→B flashes, a small dot travels from A to B, and the flash fades. The
+edges belong to their session: replay shows its own, and leaving replay gives the live
+ones back. The fade runs on a QTimer only while something is fading, and each frame
+touches only the active edges, so an idle polygon costs nothing.
 Size: names are in the dock's font (so zoom scales them like every other text) and the
 dots and gaps are measured in that font's height; the polygon takes the largest scale at
 which every name and dot is inside the plot and no name touches another name or any dot
@@ -30,7 +33,7 @@ from PySide6.QtCore import QEvent, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette, QTextDocument
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from roundtable_desktop.domain.events import ToolRan
+from roundtable_desktop.domain.events import CallFinished, CallStarted, ToolRan
 from roundtable_desktop.domain.summary import Participant
 from roundtable_desktop.domain.tools import ToolStatus
 from roundtable_desktop.ui.bridge import EngineBridge
@@ -45,26 +48,33 @@ from roundtable_desktop.ui.docks.polygon_layout import (
     extent,
     polygon,
 )
+from roundtable_desktop.ui.docks.polygon_model import (
+    ADMIN_ROLE,
+    PENDING_GLOW,
+    Interactions,
+    Pair,
+    edge_segment,
+    polygon_scene,
+    speakers_of_new_lines,
+    vertex_tooltip,
+)
 from roundtable_desktop.ui.elided_label import ElidedLabel
 from roundtable_desktop.ui.theme import inks
 
+__all__ = ["PENDING_GLOW", "SPEAKER_COLOUR", "PolygonDock"]
+
 FRAME_MS = 40
-DECAY = 0.93  # per frame: a flash fades out in about two seconds
-PENDING_GLOW = 0.25
 SHARED_PARTS = frozenset({"whiteboard", "transcript", "suggestions"})
 SPEAKER_COLOUR = "#f5b82e"
 VERTEX_COLOUR = "#4a78c2"
 HUMAN_COLOUR = "#3f9f6a"
-ADMIN_ROLE = "administrator"
 # Marks in units of the name font's height, so they scale with zoom like the names.
 SPEAKER_DOT, DOT, TRAVELLER = 1.4, 0.95, 0.45
 LABEL_GAP, NAME_GAP = 0.2, 0.7
 _MARGIN = 6  # pixels kept clear at the plot's edges
-_EDGE_OFFSET = 0.035  # A→B and B→A run side by side (units of the radius)
 _LABEL_FILL_ALPHA = 215  # names sit on a veil of the background, above the edges
 _OUTLINE_ALPHA = 60  # the polygon's sides: there, but quieter than any interaction
 _TEXT_MARGIN = 1.0  # around a name's text, inside its veil (Qt's default is 4)
-Pair = tuple[str, str]
 
 
 class PolygonDock(BridgeDock):
@@ -113,8 +123,10 @@ class PolygonDock(BridgeDock):
         self._layout: Layout | None = None
         self._marks = Marks(dot=32.0, gap=4.0, name_gap=14.0)
         self._edges: dict[Pair, pg.PlotCurveItem] = {}
-        self._flash: dict[Pair, float] = {}
-        self._pending: set[Pair] = set()
+        # The edges of each live session (by id), kept across replay; replay's own apart.
+        self._by_session: dict[str, Interactions] = {}
+        self._edges_now = Interactions()
+        self._answering: list[str] = []  # actors with a call in flight, in order
         self._inks = inks(self.theme_palette())
 
         self._timer = QTimer(self)
@@ -123,8 +135,10 @@ class PolygonDock(BridgeDock):
 
         bridge.stateChanged.connect(self._on_bridge_state_changed)
         bridge.toolRan.connect(self._on_bridge_tool_ran)
+        bridge.callStarted.connect(self._on_bridge_call_started)
+        bridge.callFinished.connect(self._on_bridge_call_finished)
         self._follow_palette()
-        self.refresh()
+        self._on_bridge_session_changed()
 
     # -- reading (tests and the window) --------------------------------------------------
     def current_actor_id(self) -> str | None:
@@ -135,8 +149,10 @@ class PolygonDock(BridgeDock):
         return spot.brush().color().name() if spot is not None else ""
 
     def edge_heat(self, source: str, target: str) -> float:
-        pair = (source, target)
-        return max(self._flash.get(pair, 0.0), PENDING_GLOW if pair in self._pending else 0.0)
+        return self._edges_now.heat(source, target)
+
+    def turn_text(self) -> str:
+        return self.turn_label.full_text()
 
     def animating(self) -> bool:
         return self._timer.isActive()
@@ -186,23 +202,40 @@ class PolygonDock(BridgeDock):
 
     # -- refresh --------------------------------------------------------------------------
     def _on_bridge_session_changed(self) -> None:
-        self._flash.clear()
-        self._pending.clear()
+        self._edges_now = self._edges_of_shown_session()
+        self._answering = []
         self._current = None
         self._timer.stop()
         super()._on_bridge_session_changed()
+        if self._edges_now.flash:
+            self._timer.start()
+
+    def _edges_of_shown_session(self) -> Interactions:
+        """The live session's edges (kept while replay shows another moment), or fresh
+        ones for replay, whose history is read as already delivered."""
+        summary = self.bridge.summary()
+        seen = len(summary.transcript) if summary is not None else 0
+        session_id = self.bridge.session_id()
+        if self.bridge.read_only or session_id is None:
+            return Interactions(seen_lines=seen)
+        if session_id not in self._by_session:
+            self._by_session = {session_id: Interactions(seen_lines=seen)}  # one live at a time
+        return self._by_session[session_id]
 
     def refresh(self) -> None:
-        state = self.state()
-        seats = [Participant(id=a.id, name=a.name, role=a.role.value, human=a.human)
-                 for a in state.actors] if state is not None else []
-        speaker = state.actor.id if state is not None and state.actors else None
-        self.show_participants(seats, speaker)
-        if state is not None and state.actors:
-            self.turn_label.set_full_text(
-                f"Turn {state.turn} · round {state.round} · speaking: {state.actor.name}")
-        else:
-            self.turn_label.set_full_text("No session")
+        summary = self.bridge.summary()
+        edges = self._edges_now
+        if summary is not None:
+            everyone = [p.id for p in summary.participants]
+            for writer in speakers_of_new_lines(summary, edges.seen_lines):
+                edges.wrote(writer, everyone)
+            edges.seen_lines = len(summary.transcript)
+            if summary.ended:
+                edges.pending.clear()  # nobody will read what waits: no promise left
+        scene = polygon_scene(summary, self.bridge.current_actor_id(), self._answering,
+                              self.bridge.awaiting_human())
+        self.show_participants(scene.seats, scene.speaker)
+        self.turn_label.set_full_text(scene.caption)
 
     def show_participants(self, seats: list[Participant], speaker: str | None) -> None:
         """Draw these participants, `speaker` highlighted (None: nobody speaks)."""
@@ -229,9 +262,7 @@ class PolygonDock(BridgeDock):
             self.plot.addItem(label)
             self._labels[actor_id] = label
         self._positions = dict(zip(ids, polygon(len(ids)), strict=True))
-        known = set(ids)
-        self._flash = {p: h for p, h in self._flash.items() if set(p) <= known}
-        self._pending = {p for p in self._pending if set(p) <= known}
+        self._edges_now.keep_only(set(ids))
 
     # -- arranging ------------------------------------------------------------------------
     def _name_font(self, bold: bool) -> QFont:
@@ -321,7 +352,7 @@ class PolygonDock(BridgeDock):
             reach = self._marks.reach / scale
             label.setAnchor((ax, ay))
             label.setPos(x + sx * reach, y - sy * reach)
-        names = {seat.id: _description(seat) for seat in self._seats}
+        names = {seat.id: vertex_tooltip(seat) for seat in self._seats}
         self.vertices.setData(spots, hoverable=True,  # the full name, however it is drawn
                               tip=lambda x, y, data: names.get(data, ""))
         ring = [self._positions[s.id] for s in self._seats if s.id in self._positions]
@@ -359,35 +390,36 @@ class PolygonDock(BridgeDock):
         result = event.result
         if result.status != ToolStatus.OK or not SHARED_PARTS & set(result.changed):
             return
-        for target in self._positions:
-            if target != event.actor_id:
-                self._pending.add((event.actor_id, target))
+        if event.actor_id is not None:
+            self._edges_now.wrote(event.actor_id, list(self._positions))
         self._paint_edges()
+
+    def _on_bridge_call_started(self, event: CallStarted) -> None:
+        if event.actor_id and event.actor_id not in self._answering:
+            self._answering.append(event.actor_id)
+        self._deliver_to(event.actor_id)  # the caller's context holds what others wrote
+        self.schedule_refresh()
+
+    def _on_bridge_call_finished(self, event: CallFinished) -> None:
+        if event.actor_id in self._answering:
+            self._answering.remove(event.actor_id)
+        self.schedule_refresh()
 
     def _deliver_to(self, target: str | None) -> None:
         """The target's context now holds what others wrote: flash those edges."""
-        if target is None:
-            return
-        arrived = [p for p in self._pending if p[1] == target]
-        for pair in arrived:
-            self._pending.discard(pair)
-            self._flash[pair] = 1.0
-        if arrived and not self._timer.isActive():
-            self._timer.start()
+        if self._edges_now.read(target):
+            self._paint_edges()
+            if not self._timer.isActive():
+                self._timer.start()
 
     def _on_timer_tick(self) -> None:
-        for pair in list(self._flash):
-            heat = self._flash[pair] * DECAY
-            if heat < 0.02:
-                del self._flash[pair]
-            else:
-                self._flash[pair] = heat
+        fading = self._edges_now.fade()
         self._paint_edges()
-        if not self._flash:
+        if not fading:
             self._timer.stop()
 
     def _paint_edges(self) -> None:
-        active = set(self._flash) | self._pending
+        active = self._edges_now.active()
         for pair in list(self._edges):
             if pair not in active:
                 self._edges[pair].setVisible(False)
@@ -404,7 +436,7 @@ class PolygonDock(BridgeDock):
                 self.plot.addItem(curve)
                 self._edges[pair] = curve
             curve.setData([x1, x2], [y1, y2])
-            flash = self._flash.get(pair, 0.0)
+            flash = self._edges_now.flash.get(pair, 0.0)
             edge = QColor(edge_colour)
             if flash > 0.0:
                 edge.setAlpha(int(80 + 175 * flash))
@@ -422,25 +454,9 @@ class PolygonDock(BridgeDock):
                                 pen=pg.mkPen(self._inks.outline, width=1))
 
     def _segment(self, pair: Pair) -> tuple[Point, Point]:
-        """From the edge of A's dot to the edge of B's, offset to one side."""
-        (x1, y1), (x2, y2) = self._positions[pair[0]], self._positions[pair[1]]
-        dx, dy = x2 - x1, y2 - y1
-        length = math.hypot(dx, dy) or 1.0
-        ox, oy = -dy / length * _EDGE_OFFSET, dx / length * _EDGE_OFFSET
         scale = self._layout.scale if self._layout is not None else 100.0
-        trim = min(0.4, self._marks.reach / max(scale, 1e-3) / length)
-        return (
-            (x1 + dx * trim + ox, y1 + dy * trim + oy),
-            (x2 - dx * trim + ox, y2 - dy * trim + oy),
-        )
+        return edge_segment(self._positions[pair[0]], self._positions[pair[1]],
+                            self._marks.reach / max(scale, 1e-3))
 
-    def _on_bridge_state_changed(self, part: str) -> None:
-        if part in {"turn", "actors", "ended"}:
-            self.schedule_refresh()
-
-
-def _description(seat: Participant) -> str:
-    """A vertex's tooltip: the full name and what the dot's shape and colour say."""
-    role = " (administrator: the square dot)" if seat.role == ADMIN_ROLE else ""
-    human = " · a human seat (green)" if seat.human else ""
-    return f"{seat.name}{role}{human}"
+    def _on_bridge_state_changed(self, _part: str) -> None:
+        self.schedule_refresh()  # any part may add a spoken line or change the speaker

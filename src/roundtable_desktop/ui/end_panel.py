@@ -1,0 +1,248 @@
+"""The end panel: what a finished session came to, and what to do next.
+
+Shown above the context view when the live session has ended: one sentence on what
+happened (the kind, how far it went, how many calls), the result large and readable
+(its heading, then each item's title, detail and who it is by, then any text; the
+items scroll when there are more than fit), and on the heading's row three buttons:
+Export… (the window's export, with the other formats on its arrow), Replay (this
+session) and New session. The result's text is untrusted (model output,
+catalog titles): it is only ever set as plain text. Sizes are multiples of the window's
+font at its zoom, so zoom scales the panel like every other text; colours follow the
+theme. Must hold no engine logic: the window fills it and wires its buttons.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QResizeEvent
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roundtable_desktop.domain.summary import ResultItem, ResultSection
+from roundtable_desktop.ui.theme import colors, point_size
+
+# Sizes as multiples of the window's text size: the result reads from across a room.
+HEADLINE_SCALE = 1.1
+HEADING_SCALE = 1.6
+TITLE_SCALE = 1.35
+NUMBER_SCALE = 1.35
+
+
+class _ItemsArea(QScrollArea):
+    """A scroll area that asks for the height of what it holds (the panel's splitter
+    gives it that, up to a share of the window, and it scrolls beyond)."""
+
+    def sizeHint(self) -> QSize:
+        inner = self.widget()
+        if inner is None:
+            return super().sizeHint()
+        width = max(self.viewport().width(), 200)
+        height = inner.heightForWidth(width) if inner.hasHeightForWidth() else -1
+        height = height if height > 0 else inner.sizeHint().height()
+        return QSize(super().sizeHint().width(), height + 2 * self.frameWidth())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(120, 40)
+
+
+class EndPanel(QFrame):
+    exportRequested = Signal()
+    replayRequested = Signal()
+    newSessionRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("endPanel")
+        self.headline = _plain("endHeadline")
+        self.heading = _plain("endHeading")
+        self.body = QWidget()
+        self.body.setObjectName("endItems")
+        self.items_layout = QVBoxLayout(self.body)
+        self.items_layout.setContentsMargins(0, 0, 8, 0)
+        self.items_layout.setSpacing(8)
+        self.items_area = _ItemsArea()
+        self.items_area.setObjectName("endItemsArea")
+        self.items_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.items_area.setWidgetResizable(True)
+        self.items_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.items_area.setWidget(self.body)
+
+        self.export_button = QToolButton()
+        self.export_button.setObjectName("endExport")
+        self.export_button.setText("Export…")
+        self.export_button.setToolTip("Save this session as a file (the arrow: other formats)")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.export_button.clicked.connect(self.exportRequested)
+        self.export_menu = QMenu(self.export_button)
+        self.replay_button = QPushButton("Replay")
+        self.replay_button.setObjectName("endReplay")
+        self.replay_button.setToolTip("Step through this session call by call (read-only)")
+        self.replay_button.clicked.connect(self.replayRequested)
+        self.new_button = QPushButton("New session")
+        self.new_button.setObjectName("endNewSession")
+        self.new_button.setToolTip("Start a new session (Ctrl+N)")
+        self.new_button.clicked.connect(self.newSessionRequested)
+        # The buttons share the heading's row when it is wide enough for both (on a laptop
+        # every line counts for the result); below the heading otherwise.
+        buttons = QHBoxLayout()
+        buttons.setSpacing(10)
+        for button in (self.export_button, self.replay_button, self.new_button):
+            buttons.addWidget(button, 0, Qt.AlignmentFlag.AlignVCenter)
+        buttons.addStretch(1)
+        self.heading.setWordWrap(False)
+        self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._top = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self._top.setSpacing(10)
+        self._top.addWidget(self.heading, 1)
+        self._top.addLayout(buttons)
+        self._buttons = buttons
+
+        column = QVBoxLayout(self)
+        column.setContentsMargins(16, 8, 16, 8)
+        column.setSpacing(6)
+        column.addWidget(self.headline)
+        column.addLayout(self._top)
+        column.addWidget(self.items_area, 1)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self._titles: list[str] = []
+        self.set_look("light", 1.0)
+
+    # -- reading (tests and the window) ----------------------------------------------------
+    def headline_text(self) -> str:
+        return self.headline.text()
+
+    def heading_text(self) -> str:
+        return self.heading.text()
+
+    def item_titles(self) -> list[str]:
+        return list(self._titles)
+
+    def item_labels(self) -> list[QLabel]:
+        """Every label of the result's items, titles first in each item."""
+        return self.body.findChildren(QLabel)
+
+    def wanted_height(self) -> int:
+        """The height that shows the whole result without scrolling."""
+        self.layout().activate()
+        return self.sizeHint().height()
+
+    def buttons_beside_heading(self) -> bool:
+        return self._top.direction() == QBoxLayout.Direction.LeftToRight
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._arrange_top()
+
+    def _arrange_top(self) -> None:
+        """Buttons beside the heading when both fit whole, else below it."""
+        margins = self.layout().contentsMargins()
+        room = self.width() - margins.left() - margins.right()
+        self.heading.ensurePolished()  # its size comes from the stylesheet
+        heading = self.heading.fontMetrics().horizontalAdvance(self.heading.text()) + 8
+        need = heading + self._top.spacing() + self._buttons.sizeHint().width()
+        direction = (QBoxLayout.Direction.LeftToRight if need <= room
+                     else QBoxLayout.Direction.TopToBottom)
+        if direction != self._top.direction():
+            self._top.setDirection(direction)
+
+    # -- filling -------------------------------------------------------------------------------
+    def set_export_formats(self, actions: list[QAction]) -> None:
+        """The export actions the arrow offers (the window's own, with their dialogs)."""
+        self.export_menu.clear()
+        for action in actions:
+            self.export_menu.addAction(action)
+        self.export_button.setMenu(self.export_menu if actions else None)
+
+    def show_result(self, sentence: str, result: ResultSection) -> None:
+        self.headline.setText(sentence)
+        self.heading.setText(result.heading)
+        while self.items_layout.count():
+            taken = self.items_layout.takeAt(0)
+            widget = taken.widget() if taken is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self._titles = [item.title for item in result.items]
+        for number, item in enumerate(result.items, start=1):
+            self.items_layout.addWidget(_item_widget(number, item))
+        if result.text:
+            text = _plain("endText")
+            text.setText(result.text)
+            self.items_layout.addWidget(text)
+        if not result.items and not result.text:
+            empty = _plain("endEmpty")
+            empty.setText(result.empty_text)
+            self.items_layout.addWidget(empty)
+        self.items_layout.addStretch(1)
+        self.items_area.updateGeometry()
+        self._arrange_top()
+
+    def set_look(self, theme: str, zoom: float) -> None:
+        """Sizes from the window's text size at `zoom`; colours from the theme. Set on the
+        panel itself: a widget's own stylesheet wins over the window's `QWidget` size."""
+        c = colors(theme)
+        pt = point_size(zoom)
+        self.setStyleSheet(f"""
+QFrame#endPanel {{ background: {c.panel}; border-top: 4px solid {c.accent};
+                   border-bottom: 2px solid {c.border}; }}
+QScrollArea#endItemsArea, QWidget#endItems {{ background: {c.panel}; }}
+QLabel {{ background: transparent; }}
+QLabel#endHeadline {{ font-size: {pt * HEADLINE_SCALE:.1f}pt; font-weight: 600; }}
+QLabel#endHeading {{ font-size: {pt * HEADING_SCALE:.1f}pt; font-weight: 700;
+                     color: {c.accent}; }}
+QLabel#endNumber {{ font-size: {pt * NUMBER_SCALE:.1f}pt; font-weight: 700;
+                    color: {c.muted}; }}
+QLabel#endItemTitle {{ font-size: {pt * TITLE_SCALE:.1f}pt; font-weight: 700; }}
+QLabel#endItemDetail, QLabel#endEmpty {{ color: {c.muted}; }}
+QPushButton, QToolButton {{ font-weight: 600; padding: 5px 16px; }}
+QToolButton {{ background: {c.background}; border: 1px solid {c.border};
+               border-radius: 5px; padding-right: 26px; }}
+QToolButton:hover {{ border-color: {c.accent}; }}
+""")
+        self._arrange_top()  # the heading's width changed with its size
+
+
+def _plain(name: str) -> QLabel:
+    label = QLabel()
+    label.setObjectName(name)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    return label
+
+
+def _item_widget(number: int, item: ResultItem) -> QWidget:
+    """One result item: its number, its title large, then its detail and who it is by."""
+    widget = QWidget()
+    widget.setObjectName("endItem")
+    grid = QGridLayout(widget)
+    grid.setContentsMargins(0, 0, 0, 0)
+    grid.setHorizontalSpacing(12)
+    grid.setVerticalSpacing(2)
+    marker = QLabel(f"{number}")
+    marker.setObjectName("endNumber")
+    marker.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+    title = _plain("endItemTitle")
+    title.setText(item.title)
+    grid.addWidget(marker, 0, 0)
+    grid.addWidget(title, 0, 1)
+    lines = [line for line in (item.detail, f"by {', '.join(item.by)}" if item.by else "")
+             if line]
+    if lines:
+        detail = _plain("endItemDetail")
+        detail.setText(" — ".join(lines))
+        grid.addWidget(detail, 1, 1)
+    grid.setColumnStretch(1, 1)
+    return widget

@@ -1,0 +1,36 @@
+"""What the window knows of one session kind: `WindowKind`, and its defaults.
+
+A kind's window spec names its own docks (DockSpec: class, starting area, the dock it
+is tabbed with), `result` (the result section the end panel shows; by default the
+summary's own), `what_happened` (the end panel's one sentence) and the dock its human
+seat writes in. Must not build widgets or hold session state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.domain.summary import ResultSection, SessionSummary
+from roundtable_desktop.ui.dock_set import DockSpec
+
+
+def summary_result(summary: SessionSummary) -> ResultSection:
+    return summary.result
+
+
+def ended_sentence(summary: SessionSummary, kind_title: str, calls: int) -> str:
+    """E.g. "Test panel ended at round 3 after 4 calls." """
+    progress = summary.progress.split(" · ")[0] if summary.progress else ""
+    at = f" at {progress[:1].lower()}{progress[1:]}" if progress else ""
+    return f"{kind_title} ended{at} after {count_of(calls, 'call')}."
+
+
+@dataclass(frozen=True, slots=True)
+class WindowKind:
+    name: str
+    docks: tuple[DockSpec, ...] = ()
+    result: Callable[[SessionSummary], ResultSection] = summary_result
+    what_happened: Callable[[SessionSummary, str, int], str] = ended_sentence
+    human_seat_dock: str = ""  # object name of the dock a human seat writes in
