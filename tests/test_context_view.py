@@ -222,6 +222,19 @@ def test_the_roundtable_call_in_flight_shows_the_document_that_was_pending(qtbot
     wait_idle(qtbot, window)
 
 
+def test_a_roundtable_turn_is_one_tab_named_by_its_payload(qtbot, make_window):
+    window = make_window(offline_choice(delay_s=0.02))
+    view = window.context_view
+    label = window.runner.handle.session.pending_payloads()[0].label
+
+    assert view.tab_titles() == [label]
+    window.runner.perform(Action(id="infer"))
+    qtbot.waitUntil(lambda: view.reply_shown() != "", timeout=WAIT_MS)
+
+    assert view.tab_titles() == [f"● {label}"]
+    wait_idle(qtbot, window)
+
+
 def test_view_refuses_navigation_from_meta_refresh_and_links(qtbot, bare_view):
     _show(qtbot, bare_view, HOSTILE)
     _run_js(qtbot, bare_view, "document.getElementById('link').click(); true")

@@ -108,7 +108,8 @@ def test_the_window_opens_with_the_roundtable_docks_and_the_shared_ones(make_win
     window = make_window()
 
     assert set(window.docks) >= ROUNDTABLE_OWN
-    assert {"polygonDock", "transcriptDock", "callsDock"} <= set(window.docks)
+    assert {"polygonDock", "transcriptDock", "callsDock", "metricsDock"} <= set(window.docks)
+    assert window.docks["metricsDock"] in window.tabifiedDockWidgets(window.docks["callsDock"])
     assert window.dockWidgetArea(window.docks["actorsDock"]) == Left
     assert window.dockWidgetArea(window.docks["candidatesDock"]) == Right
     assert window.docks["composerDock"] in window.tabifiedDockWidgets(

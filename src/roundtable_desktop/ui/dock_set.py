@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
 from roundtable_desktop.ui.docks.calls_dock import CallsDock
+from roundtable_desktop.ui.docks.metrics_dock import MetricsDock
 from roundtable_desktop.ui.docks.polygon_dock import PolygonDock
 from roundtable_desktop.ui.docks.transcript_dock import TranscriptDock
 
@@ -68,6 +69,7 @@ SHARED_DOCKS: tuple[DockSpec, ...] = (
     DockSpec(PolygonDock, Area.LeftDockWidgetArea),
     DockSpec(TranscriptDock, Area.BottomDockWidgetArea),
     DockSpec(CallsDock, Area.BottomDockWidgetArea, tab_with="TranscriptDock"),
+    DockSpec(MetricsDock, Area.BottomDockWidgetArea, tab_with="CallsDock"),
 )
 
 T = TypeVar("T")

@@ -1,17 +1,21 @@
-"""The Transcript dock: the meeting transcript, with each model reply streamed in live.
+"""The Transcript dock: what was said, with each model reply streamed in live, for every kind.
 
-Transcript lines come from the state and are appended incrementally (a full re-render
-happens only when a different session is shown). Tool calls and refusals have their own
-colour and prefix (⚙ ran, ✗ refused). A streamed reply is written into its own block
-as tokens arrive: tokens are buffered and flushed at most every FLUSH_MS, each flush one
-insert at a kept cursor, so a fast stream never re-renders the view or stalls the loop.
-Untrusted text is inserted as plain text. Colours follow the theme: a palette change
-re-renders with the inks for the new background. Must hold no engine logic.
+Lines come from the roundtable's MeetingState (names from its actors) or, for every other
+kind, from the kind-neutral `summary().transcript`; they are appended incrementally (a
+full re-render happens only when the transcript diverged, the theme changed or another
+session is shown). Tool calls and refusals have their own colour and prefix (⚙ ran,
+✗ refused). Each call in flight streams into an entry of its own, keyed by its call_id,
+so several streams (a round of agents answering at once) never mix their text; each
+entry is finalized by its CallFinished. Tokens are buffered and flushed at most every
+FLUSH_MS, one insert per live call per flush, at a cursor that other inserts never move,
+so a fast stream never re-renders the view or stalls the loop. Untrusted text is
+inserted as plain text. Colours follow the theme: a palette change re-renders with the
+inks for the new background. Must hold no engine logic.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
@@ -19,7 +23,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from roundtable_desktop.domain.calls import CallStatus
 from roundtable_desktop.domain.events import CallFinished, CallStarted
-from roundtable_desktop.domain.meeting import MeetingState, TranscriptKind, TranscriptLine
+from roundtable_desktop.domain.meeting import MeetingState, TranscriptKind
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
 from roundtable_desktop.ui.theme import LIGHT_INKS, Inks, inks, monospace_font
@@ -31,21 +35,38 @@ REFUSAL_COLOUR = LIGHT_INKS.error
 SYSTEM_COLOUR = LIGHT_INKS.system
 LIVE_COLOUR = LIGHT_INKS.live
 PREFIX = {
-    TranscriptKind.SPOKEN: "» ",
-    TranscriptKind.TOOL: "⚙ ",
-    TranscriptKind.REFUSAL: "✗ ",
-    TranscriptKind.SYSTEM: "· ",
+    TranscriptKind.SPOKEN.value: "» ",
+    TranscriptKind.TOOL.value: "⚙ ",
+    TranscriptKind.REFUSAL.value: "✗ ",
+    TranscriptKind.SYSTEM.value: "· ",
 }
+# The roundtable's state parts that change its transcript; other kinds refresh on any part.
+_ROUNDTABLE_PARTS = frozenset({"transcript", "turn", "ended", "actors"})
 
 
-@dataclass
-class _Reply:
-    """A streamed reply shown between transcript lines (kept for re-renders)."""
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One transcript line as the dock shows it, whichever kind it came from."""
 
-    header: str
+    name: str
+    kind: str
     text: str
+    channel: str = ""
+
+
+@dataclass(eq=False)
+class _Reply:
+    """A streamed reply shown between transcript lines (kept for re-renders). While its
+    call is live, `cursor` sits at the end of its text and `pending` holds tokens not yet
+    written."""
+
+    call_id: str
+    header: str
+    text: str = ""
     status: str = ""
     shown: bool = False
+    cursor: QTextCursor | None = None
+    pending: list[str] = field(default_factory=list)
 
 
 class TranscriptDock(BridgeDock):
@@ -59,13 +80,9 @@ class TranscriptDock(BridgeDock):
         self.setWidget(self.view)
 
         self._rendered = 0  # transcript lines shown
-        self._last_key: tuple[str | None, str, str] | None = None
+        self._last: Line | None = None
         self._replies: dict[int, list[_Reply]] = {}  # by transcript length at call start
-        self._live_call: str | None = None
-        self._live_reply: _Reply | None = None
-        self._live_cursor: QTextCursor | None = None
-        self._restyle_pending = False
-        self._pending: list[str] = []
+        self._live: dict[str, _Reply] = {}  # by call_id, in the order the calls started
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(FLUSH_MS)
@@ -74,6 +91,7 @@ class TranscriptDock(BridgeDock):
         self._formats = _formats(self.view.font(), self._inks)
 
         bridge.stateChanged.connect(self._on_bridge_state_changed)
+        bridge.sessionEnded.connect(self._on_bridge_session_ended)
         bridge.toolRan.connect(self._on_bridge_tool_ran)
         bridge.callStarted.connect(self._on_bridge_call_started)
         bridge.tokenReceived.connect(self._on_bridge_token_received)
@@ -83,158 +101,192 @@ class TranscriptDock(BridgeDock):
     def text(self) -> str:
         return self.view.toPlainText()
 
+    def live_calls(self) -> list[str]:
+        """The call_ids streaming into the dock now, in the order they started."""
+        return list(self._live)
+
     def _on_theme_changed(self) -> None:
         new = inks(self.theme_palette())
         if new != self._inks:  # the theme changed: draw everything in the new inks
             self._inks = new
             self._formats = _formats(self.view.font(), new)
-            # A streaming reply keeps its cursor; it is redrawn when the call finishes.
-            self._restyle_pending = self._live_call is not None
-            if not self._restyle_pending:
-                self._render_all(self.state())
+            self._render_all(self._lines())
 
     # -- transcript lines ----------------------------------------------------------------
-    def refresh(self) -> None:
-        """Show the state's transcript: append new lines, or re-render if it diverged."""
+    def _lines(self) -> list[Line] | None:
+        """The session's transcript as lines (None with no session)."""
         state = self.state()
-        lines = state.transcript if state else []
+        if state is not None:
+            return [Line(name=_actor_name(state, line.actor_id), kind=line.kind.value,
+                         text=line.text) for line in state.transcript]
+        summary = self.bridge.summary()
+        if summary is None:
+            return None
+        return [Line(name=entry.speaker, kind=entry.kind, text=entry.text,
+                     channel=entry.channel) for entry in summary.transcript]
+
+    def refresh(self) -> None:
+        """Show the transcript: append new lines, or re-render if it diverged."""
+        lines = self._lines()
+        shown = lines or []
         if (
-            self._rendered <= len(lines)
-            and (self._rendered == 0 or _key(lines[self._rendered - 1]) == self._last_key)
+            lines is not None
+            and self._rendered <= len(shown)
+            and (self._rendered == 0 or shown[self._rendered - 1] == self._last)
             and self.view.document().characterCount() > 1
         ):
-            self._append_lines(state, lines[self._rendered:])
+            self._append_lines(shown[self._rendered:])
             return
-        self._render_all(state)
+        self._render_all(lines)
 
     def _on_bridge_session_changed(self) -> None:
-        self._end_live()
+        self._flush_timer.stop()
+        self._live.clear()
         self._replies.clear()
         self._rendered = 0
-        self._last_key = None
+        self._last = None
         self.view.clear()
         super()._on_bridge_session_changed()
 
-    def _render_all(self, state: MeetingState | None) -> None:
-        self._end_live()
+    def _render_all(self, lines: list[Line] | None) -> None:
+        self.flush_tokens()
         self.view.clear()
         self._rendered = 0
-        self._last_key = None
+        self._last = None
         for replies in self._replies.values():
             for reply in replies:
-                reply.shown = False
-        if state is None:
+                reply.shown, reply.cursor = False, None
+        if lines is None:
             self._insert_block("No session.", "system")
             return
-        self._append_lines(state, state.transcript)
-        self._insert_replies_before(len(state.transcript))
+        self._append_lines(lines)
+        for index in sorted(i for i in self._replies if i >= len(lines)):
+            self._insert_replies_before(index)  # also those of lines no longer there
 
-    def _append_lines(self, state: MeetingState | None, lines: list[TranscriptLine]) -> None:
-        if state is None or not lines:
+    def _append_lines(self, lines: list[Line]) -> None:
+        if not lines:
             return
         follow = self._at_bottom()
         for line in lines:
             self._insert_replies_before(self._rendered)
-            self._insert_line(state, line)
+            self._insert_line(line)
             self._rendered += 1
-            self._last_key = _key(line)
+            self._last = line
         if follow:
             self._scroll_to_bottom()
 
-    def _insert_line(self, state: MeetingState, line: TranscriptLine) -> None:
-        actor = state.actor_by_id(line.actor_id) if line.actor_id else None
-        name = actor.name if actor else (line.actor_id or "")
+    def _insert_line(self, line: Line) -> None:
         cursor = self._new_block()
-        kind = line.kind if line.kind in PREFIX else TranscriptKind.SYSTEM
-        cursor.insertText(PREFIX[kind], self._formats[kind.value])
-        if name and kind != TranscriptKind.SYSTEM:
-            cursor.insertText(f"{name}: ", self._formats[f"{kind.value}_name"])
-        cursor.insertText(line.text, self._formats[kind.value])
+        kind = line.kind if line.kind in PREFIX else TranscriptKind.SYSTEM.value
+        cursor.insertText(PREFIX[kind], self._formats[kind])
+        if line.channel:
+            cursor.insertText(f"[{line.channel}] ", self._formats["system"])
+        if line.name and (kind != TranscriptKind.SYSTEM.value or line.kind != kind):
+            cursor.insertText(f"{line.name}: ", self._formats[f"{kind}_name"])
+        cursor.insertText(line.text, self._formats[kind])
 
     # -- streamed replies -----------------------------------------------------------------
     def _on_bridge_call_started(self, event: CallStarted) -> None:
         self.flush_tokens()
-        self._end_live()
         # Lines from the tools that ran just before this call go above the reply.
         self._refresh_timer.stop()
         self.refresh()
-        state = self.state()
-        actor = state.actor_by_id(event.actor_id) if state and event.actor_id else None
-        name = actor.name if actor else (event.actor_id or "The model")
-        reply = _Reply(header=f"▸ {name} is replying ({event.model}):", text="")
+        reply = _Reply(call_id=event.call_id, header=self._header(event))
         self._replies.setdefault(self._rendered, []).append(reply)
+        self._live[event.call_id] = reply
         follow = self._at_bottom()
-        self._live_call, self._live_reply = event.call_id, reply
-        reply.shown = True
-        self._insert_block(reply.header, "live_header")
-        self._live_cursor = self._new_block()
-        self._live_cursor.setCharFormat(self._formats["live"])
+        self._insert_reply(reply)
         if follow:
             self._scroll_to_bottom()
 
+    def _header(self, event: CallStarted) -> str:
+        name = ""
+        if event.actor_id:
+            state = self.state()
+            summary = None if state is not None else self.bridge.summary()
+            name = _actor_name(state, event.actor_id) if state is not None else (
+                summary.name_of(event.actor_id) if summary is not None else event.actor_id)
+        name = name or event.label or "The model"
+        if event.purpose == "reply":
+            return f"▸ {name} is replying ({event.model}):"
+        return f"▸ {name} — {event.purpose} ({event.model}):"
+
     def _on_bridge_token_received(self, call_id: str, text: str, count: int) -> None:
-        if call_id != self._live_call:
+        reply = self._live.get(call_id)
+        if reply is None:
             return
-        self._pending.append(text)
+        reply.pending.append(text)
         if not self._flush_timer.isActive():
             self._flush_timer.start()
 
     def flush_tokens(self) -> None:
-        """Write buffered tokens into the live reply: one insert per flush."""
+        """Write buffered tokens into their live replies: one insert per call per flush."""
         self._flush_timer.stop()
-        if not self._pending or self._live_cursor is None or self._live_reply is None:
-            self._pending.clear()
-            return
-        chunk = "".join(self._pending)
-        self._pending.clear()
-        follow = self._at_bottom()
-        self._live_cursor.insertText(chunk, self._formats["live"])
-        self._live_reply.text += chunk
+        follow = None
+        for reply in self._live.values():
+            if not reply.pending or reply.cursor is None:
+                continue
+            chunk = "".join(reply.pending)
+            reply.pending.clear()
+            follow = self._at_bottom() if follow is None else follow
+            self._write_at(reply, chunk, "live")
+            reply.text += chunk
         if follow:
             self._scroll_to_bottom()
 
     def _on_bridge_call_finished(self, event: CallFinished) -> None:
-        if event.call_id != self._live_call:
+        reply = self._live.get(event.call_id)
+        if reply is None:
             return
         self.flush_tokens()
         outcome = event.outcome
-        if self._live_reply is not None:
-            self._live_reply.text = outcome.text
-            if outcome.status != CallStatus.OK:
-                why = f": {outcome.error}" if outcome.error else ""
-                self._live_reply.status = f"[{outcome.status.value}{why}]"
-                if self._live_cursor is not None:
-                    self._live_cursor.insertText(
-                        f"  {self._live_reply.status}", self._formats["refusal"]
-                    )
-        self._end_live()
-        if self._restyle_pending:
-            self._restyle_pending = False
-            self._render_all(self.state())
+        if outcome.text != reply.text and outcome.text.startswith(reply.text):
+            self._write_at(reply, outcome.text[len(reply.text):], "live")
+        reply.text = outcome.text
+        if outcome.status != CallStatus.OK:
+            why = f": {outcome.error}" if outcome.error else ""
+            reply.status = f"[{outcome.status.value}{why}]"
+            self._write_at(reply, f"  {reply.status}", "refusal")
+        reply.cursor = None
+        del self._live[event.call_id]
 
-    def _end_live(self) -> None:
-        self._flush_timer.stop()
-        self._pending.clear()
-        self._live_call = None
-        self._live_reply = None
-        self._live_cursor = None
+    def _write_at(self, reply: _Reply, text: str, fmt: str) -> None:
+        """Insert at the end of `reply` and move its cursor past the text: its cursor
+        keeps its place when others insert there (the next entry's header at the end)."""
+        if reply.cursor is None or not text:
+            return
+        cursor = QTextCursor(reply.cursor)
+        # Qt keeps the position on an insert there but moves the anchor: drop the
+        # selection that makes, or the text would replace the entries after this one.
+        cursor.clearSelection()
+        cursor.setKeepPositionOnInsert(False)  # this copy moves past what it writes
+        cursor.insertText(text, self._formats[fmt])
+        reply.cursor.setPosition(cursor.position())
+
+    def _insert_reply(self, reply: _Reply) -> None:
+        reply.shown = True
+        self._insert_block(reply.header, "live_header")
+        cursor = self._new_block()
+        cursor.insertText(reply.text, self._formats["live"])
+        if reply.status:
+            cursor.insertText(f"  {reply.status}", self._formats["refusal"])
+        if reply.call_id in self._live:
+            cursor.setKeepPositionOnInsert(True)
+            reply.cursor = cursor
 
     def _insert_replies_before(self, index: int) -> None:
         """Replies that streamed when the transcript had `index` lines, not yet shown."""
         for reply in self._replies.get(index, []):
-            if reply.shown:
-                continue
-            reply.shown = True
-            self._insert_block(reply.header, "live_header")
-            cursor = self._new_block()
-            cursor.insertText(reply.text, self._formats["live"])
-            if reply.status:
-                cursor.insertText(f"  {reply.status}", self._formats["refusal"])
+            if not reply.shown:
+                self._insert_reply(reply)
 
     # -- plumbing -----------------------------------------------------------------------
     def _on_bridge_state_changed(self, part: str) -> None:
-        if part in {"transcript", "turn", "ended", "actors"}:
+        if self.state() is None or part in _ROUNDTABLE_PARTS:
             self.schedule_refresh()
+
+    def _on_bridge_session_ended(self, _reason: str) -> None:
+        self.schedule_refresh()
 
     def _on_bridge_tool_ran(self, event: object) -> None:
         self.schedule_refresh()
@@ -258,8 +310,9 @@ class TranscriptDock(BridgeDock):
         bar.setValue(bar.maximum())
 
 
-def _key(line: TranscriptLine) -> tuple[str | None, str, str]:
-    return (line.actor_id, line.kind.value, line.text)
+def _actor_name(state: MeetingState, actor_id: str | None) -> str:
+    actor = state.actor_by_id(actor_id) if actor_id else None
+    return actor.name if actor else (actor_id or "")
 
 
 def _formats(base: QFont, ink: Inks) -> dict[str, QTextCharFormat]:

@@ -1,0 +1,199 @@
+"""Which tabs the central view shows: one per pending or in-flight payload, each with the
+reply its call streams.
+
+`PayloadTabs` is the list, driven by the view: `follow(pending)` when the session is
+idle (the next payloads), `call_started` / `token` / `call_finished` as calls run,
+`show_only` for one given document (replay). A pending payload whose call starts becomes
+that call's tab (same document, so the view does not reload); a call no pending payload
+matches gets a tab of its own (a repair, a planner step of a chain). Finished calls keep
+their tab, with their reply, until the next calls start or new payloads are pending, so
+a round's replies stay readable while a human seat writes. At most MAX_TABS tabs: the
+oldest finished ones go first, a streaming one never.
+Must not create widgets, read the session or render documents (the view passes a
+function that renders one when a call needs it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from roundtable_desktop.domain.calls import CallOutcome, CallStatus
+from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.protocols.base import PendingPayload
+
+# Enough for a debate hand of 8 agents plus the repairs and steps that follow them;
+# the one web view makes a tab cheap, the tab bar scrolls past what does not fit.
+MAX_TABS = 12
+
+
+class TabState(StrEnum):
+    NEXT = "next"  # what the session would send next
+    SENDING = "sending"  # its call is streaming now
+    SENT = "sent"  # its call has finished
+    SHOWN = "shown"  # a document handed to the view (replay)
+
+
+_MARKS = {TabState.NEXT: "", TabState.SENDING: "● ", TabState.SENT: "✓ ", TabState.SHOWN: ""}
+
+
+@dataclass
+class PayloadTab:
+    """One payload, and once sent its call and the reply it streams."""
+
+    key: str
+    label: str
+    document: str
+    state: TabState
+    actor_id: str | None = None
+    messages: list[dict[str, Any]] | None = None  # the request's messages, as sent
+    call_id: str | None = None
+    reply: str = ""
+    tokens: int = 0
+    outcome: CallOutcome | None = None
+    shown_caption: str = ""  # SHOWN tabs: the caption the view was given
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome is not None and self.outcome.status != CallStatus.OK
+
+    @property
+    def caption(self) -> str:
+        """The wrapper's caption over the document."""
+        if self.state == TabState.SHOWN:
+            return self.shown_caption
+        lead = {TabState.NEXT: "Next payload", TabState.SENDING: "Sending now",
+                TabState.SENT: "Failed" if self.failed else "Sent"}[self.state]
+        return f"{lead} — {self.label}" if self.label else lead
+
+    @property
+    def title(self) -> str:
+        """The tab's text: the label, marked while streaming and once done."""
+        mark = "✗ " if self.state == TabState.SENT and self.failed else _MARKS[self.state]
+        return f"{mark}{self.label or 'Payload'}"
+
+    def reply_heading(self) -> str:
+        """One line over the reply: streaming, done (time, tokens), or what went wrong."""
+        if self.call_id is None:
+            return ""
+        if self.outcome is None:
+            return f"Reply — streaming… ({count_of(self.tokens, 'token')})"
+        out = self.outcome
+        usage = out.usage
+        approx = "~" if usage.estimated else ""
+        figures = (f"{out.latency_ms / 1000:.2f} s, "
+                   f"{approx}{count_of(usage.completion_tokens, 'token')}")
+        if out.status == CallStatus.OK:
+            return f"Reply — done in {figures}"
+        why = f": {out.error}" if out.error else ""
+        return f"Reply — {out.status.value} after {figures}{why}"
+
+
+class PayloadTabs:
+    """The tabs, in the order the view shows them."""
+
+    def __init__(self, limit: int = MAX_TABS) -> None:
+        self.tabs: list[PayloadTab] = []
+        self._limit = max(1, limit)
+        self._serial = 0
+
+    # -- reading ------------------------------------------------------------------------
+    def index_of(self, key: str | None) -> int:
+        return next((i for i, t in enumerate(self.tabs) if t.key == key), -1)
+
+    def by_call(self, call_id: str) -> PayloadTab | None:
+        return next((t for t in self.tabs if t.call_id == call_id), None)
+
+    def sending(self) -> list[PayloadTab]:
+        return [t for t in self.tabs if t.state == TabState.SENDING]
+
+    # -- what the session would send next -------------------------------------------------
+    def clear(self) -> None:
+        self.tabs = []
+
+    def show_only(self, document: str, caption: str, label: str) -> PayloadTab:
+        """One tab holding `document` (replay, or a document handed to the view)."""
+        tab = PayloadTab(key=self._new_key("shown"), label=label, document=document,
+                         state=TabState.SHOWN, shown_caption=caption)
+        self.tabs = [tab]
+        return tab
+
+    def follow(self, pending: Sequence[PendingPayload]) -> None:
+        """Tabs for `pending`: streaming calls stay, a payload already streaming is not
+        shown twice; finished calls stay only while nothing else is to be shown."""
+        sending = self.sending()
+        sent_bodies = [t.messages for t in sending]
+        fresh: list[PayloadTab] = []
+        for index, payload in enumerate(pending):
+            body = [m.to_body() for m in payload.request.messages]
+            if body in sent_bodies:
+                continue
+            key = f"next:{index}:{payload.actor_id}:{payload.label}"
+            tab = next((t for t in self.tabs if t.key == key and t.state == TabState.NEXT),
+                       None)
+            if tab is None:
+                tab = PayloadTab(key=key, label=payload.label, document=payload.document,
+                                 state=TabState.NEXT, actor_id=payload.actor_id)
+            tab.document, tab.messages = payload.document, body
+            fresh.append(tab)
+        if not sending and not fresh:
+            self.tabs = [t for t in self.tabs if t.state == TabState.SENT]
+            return
+        keep = set(map(id, sending)) | set(map(id, fresh))
+        kept = [t for t in self.tabs if id(t) in keep]
+        self.tabs = kept + [t for t in fresh if all(t is not k for k in kept)]
+
+    # -- calls ----------------------------------------------------------------------------
+    def call_started(
+        self, call_id: str, label: str, actor_id: str | None,
+        messages: list[dict[str, Any]], render: Callable[[], str],
+    ) -> tuple[PayloadTab, bool]:
+        """The tab of a call that just started, and whether it is a new tab (False when a
+        pending payload with exactly these messages became it)."""
+        if not self.sending():  # a new batch of calls: the last batch's replies go
+            self.tabs = [t for t in self.tabs if t.state != TabState.SENT]
+        tab = next((t for t in self.tabs
+                    if t.state == TabState.NEXT and t.messages == messages), None)
+        is_new = tab is None
+        if tab is None:
+            tab = PayloadTab(key=self._new_key("call"), label=label, document=render(),
+                             state=TabState.NEXT, actor_id=actor_id, messages=messages)
+            self.tabs.append(tab)
+        tab.state, tab.call_id = TabState.SENDING, call_id
+        tab.label = label or tab.label
+        tab.actor_id = actor_id if actor_id is not None else tab.actor_id
+        tab.reply, tab.tokens, tab.outcome = "", 0, None
+        self._trim()
+        return tab, is_new
+
+    def token(self, call_id: str, text: str, count: int) -> PayloadTab | None:
+        tab = self.by_call(call_id)
+        if tab is not None and tab.outcome is None:
+            tab.reply += text
+            tab.tokens = max(tab.tokens, count)
+        return tab
+
+    def call_finished(self, call_id: str, outcome: CallOutcome) -> PayloadTab | None:
+        """The call's tab, now finished: its reply is the outcome's text (what was kept)."""
+        tab = self.by_call(call_id)
+        if tab is None:
+            return None
+        tab.state, tab.outcome = TabState.SENT, outcome
+        tab.reply = outcome.text + "".join(
+            f"\n→ {call.name}({call.arguments})" for call in outcome.tool_calls)
+        return tab
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _trim(self) -> None:
+        while len(self.tabs) > self._limit:
+            old = next((t for t in self.tabs if t.state != TabState.SENDING), None)
+            if old is None:
+                return
+            self.tabs.remove(old)
+
+    def _new_key(self, prefix: str) -> str:
+        self._serial += 1
+        return f"{prefix}:{self._serial}"
+
