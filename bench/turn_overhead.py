@@ -5,11 +5,13 @@ that answers instantly with a fixed reply (so only engine work is timed), parse 
 reply, run its tools, and write the request, the response and the state to a SQLite
 store on disk. Prints median and p95 per turn, the payload size, and how much the
 database grows per turn (file sizes after a WAL checkpoint that truncates the log), for
-20, 200 and 1000 candidates. Not a test: run it with `.venv/bin/python bench/turn_overhead.py`.
+20, 200 and 1000 candidates. `--no-record` leaves the store out (the engine alone).
+Not a test: run it with `.venv/bin/python bench/turn_overhead.py [--help]`.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sqlite3
 import statistics
@@ -61,13 +63,16 @@ def stored_bytes(db: Path) -> int:
     return db.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
 
 
-async def measure(size: int, db: Path) -> tuple[list[float], int, int, float]:
+async def measure(size: int, db: Path, *, turns: int = TURNS,
+                  record: bool = True) -> tuple[list[float], int, int, float | None]:
     catalog = MockCatalog.load()
     base = catalog.all()
     store = SessionStore.open(db)
     client = InstantClient()
     handle = await start_session("roundtable", store=store, client=client, source=catalog,
                                  model="bench", provider="offline")
+    if not record:
+        handle.bus.unsubscribe(handle.recorder)
     session = handle.session
     assert isinstance(session, RoundtableSession)
     session.state.candidates = [
@@ -87,8 +92,8 @@ async def measure(size: int, db: Path) -> tuple[list[float], int, int, float]:
     doc = session.pending_payloads()[0].request.user_text()
     timings = []
     grown_from = 0
-    for turn in range(TURNS):
-        if turn == WARM_UP:
+    for turn in range(turns):
+        if turn == WARM_UP and record:
             grown_from = stored_bytes(db)
         if session.state.actor.role == "administrator":
             session.state.current = 1  # participants only: the admin may not finalize here
@@ -96,24 +101,36 @@ async def measure(size: int, db: Path) -> tuple[list[float], int, int, float]:
         await session.perform(Action(id="infer"))
         await session.perform(Action(id="run_tools"))
         timings.append((time.perf_counter() - start) * 1000)
-    per_turn = (stored_bytes(db) - grown_from) / (TURNS - WARM_UP)
+    per_turn = (stored_bytes(db) - grown_from) / (turns - WARM_UP) if record else None
     store.close()
     return timings[WARM_UP:], len(doc.encode("utf-8")), estimate_tokens(doc), per_turn
 
 
-def main() -> int:
-    print(f"roundtable turn overhead ({TURNS} turns per size; tokens: {counter_name()})")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES),
+                        metavar="N", help="candidate-list sizes (default: 20 200 1000)")
+    parser.add_argument("--turns", type=int, default=TURNS,
+                        help=f"turns per size, the first {WARM_UP} not timed (default: {TURNS})")
+    parser.add_argument("--no-record", action="store_true",
+                        help="unsubscribe the store recorder: time the engine alone")
+    args = parser.parse_args(argv)
+    if args.turns <= WARM_UP + 1:
+        parser.error(f"--turns must be more than {WARM_UP + 1}")
+    what = "engine alone, no store" if args.no_record else "engine and store"
+    print(f"roundtable turn overhead ({args.turns} turns per size, {what}; "
+          f"tokens: {counter_name()})")
     print(f"{'candidates':>10} {'median ms':>10} {'p95 ms':>8} {'payload bytes':>14} "
           f"{'~tokens':>8} {'db bytes/turn':>14}")
     with tempfile.TemporaryDirectory() as tmp:
-        for size in SIZES:
-            timings, nbytes, tokens, growth = asyncio.run(
-                measure(size, Path(tmp) / f"b{size}.db")
-            )
+        for size in args.sizes:
+            timings, nbytes, tokens, growth = asyncio.run(measure(
+                size, Path(tmp) / f"b{size}.db", turns=args.turns, record=not args.no_record))
             median = statistics.median(timings)
             p95 = statistics.quantiles(timings, n=20)[18]
+            grown = "-" if growth is None else f"{growth:,.0f}"
             print(f"{size:>10} {median:>10.2f} {p95:>8.2f} {nbytes:>14,} {tokens:>8,} "
-                  f"{growth:>14,.0f}")
+                  f"{grown:>14}")
     return 0
 
 

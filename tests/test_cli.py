@@ -60,7 +60,7 @@ def test_continue_resumes_where_the_session_stopped(db, capsys):
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
-        (["export", "--format", "md"], "no stored sessions"),
+        (["export", "--format", "md"], "There is no session store at"),
         (["run", "--kind", "debate", "--turns", "1"], "not built yet"),
         (["run", "--base-url", "https://api.example.invalid/v1", "--turns", "1"], "No API key"),
         (["run", "--base-url", "ftp://x", "--turns", "1"], "must start with http"),
@@ -167,6 +167,7 @@ def test_sessions_cuts_a_long_title_so_the_columns_stay_aligned(db, capsys):
 
 
 def test_sessions_says_so_when_there_are_none(db, capsys):
+    SessionStore.open(db).close()
     assert main(["sessions", "--db", str(db)]) == 0
     assert capsys.readouterr().out == "No stored sessions.\n"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,12 @@ from roundtable_desktop.domain.events import (
     TokenReceived,
 )
 from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.protocols.bus import EventBus
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.recorder import SessionRecorder
+from tests.engine_fixtures import start_recorded
+from tests.fakes.scripted_model import ScriptedClient
 
 REQUEST = {
     "model": "m",
@@ -298,3 +302,54 @@ def test_a_whole_call_recorded_through_the_bus_reads_back_complete(
     ]
     assert store.call("c1").response_text == "Hello there"
     assert len(store.checkpoints(session_id)) == 1
+
+
+# -- issue 9, case 10: a stalled stream still reaches the store ------------------------
+def _poll(check, within_s: float) -> bool:
+    """Poll `check` on the running loop's schedule (not a sleep of fixed length)."""
+    async def wait() -> bool:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_s
+        while loop.time() < deadline:
+            if check():
+                return True
+            await asyncio.sleep(0.02)
+        return check()
+    return wait()
+
+
+def test_text_of_a_stream_that_stalls_reaches_the_store_within_the_flush_interval(
+    store, session_id, db_path
+):
+    recorder = SessionRecorder(store, session_id, dict, flush_every=0.5)
+
+    async def scenario() -> tuple[str, bool]:
+        recorder(started())
+        recorder(TokenReceived(call_id="c1", text="word"))  # then nothing more arrives
+        at_once = stored_text(db_path)
+        return at_once, await _poll(lambda: stored_text(db_path) == "word", within_s=0.8)
+
+    at_once, flushed = asyncio.run(scenario())
+    assert (at_once, flushed) == ("", True)
+
+
+def test_a_session_whose_model_stalls_mid_reply_has_the_first_word_on_disk(store, catalog,
+                                                                           db_path):
+    client = ScriptedClient("Hello from a model that then stalls")
+    client.hold = asyncio.Event()
+
+    async def scenario() -> bool:
+        handle = await start_recorded(store, client, catalog)
+        task = asyncio.ensure_future(handle.session.perform(Action(id="infer")))
+        flushed = await _poll(lambda: _any_stored_text(db_path) == "Hello ", within_s=0.8)
+        client.hold.set()
+        await task
+        return flushed
+
+    assert asyncio.run(scenario())
+
+
+def _any_stored_text(db_path: Path) -> str:
+    with sqlite3.connect(str(db_path)) as other:
+        row = other.execute("SELECT response_text FROM calls ORDER BY seq DESC").fetchone()
+    return row[0] if row else ""

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from roundtable_desktop.app import choose_client, continuable_session
+from roundtable_desktop.app import choose_client, continuable_session, show_startup_warnings
 from roundtable_desktop.context.request_document import messages_from_document
 from roundtable_desktop.domain.calls import CallStatus, ChatRequest
 from roundtable_desktop.domain.events import Notice
@@ -16,12 +16,13 @@ from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.llm.openai_compat import OpenAICompatClient
 from roundtable_desktop.llm.providers import PRESETS, ModelSettings
+from roundtable_desktop.paths import config_dir
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.ui.context_view import APPLICATION_WORLD
 from roundtable_desktop.ui.excepthook import UnhandledRouter
 from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.session_runner import ClientChoice
-from roundtable_desktop.ui.settings_store import AppSettings
+from roundtable_desktop.ui.settings_store import SETTINGS_FILE, AppSettings
 from roundtable_desktop.ui.theme import BASE_POINT_SIZE
 from tests.fakes.openai_fixture import fake_openai  # noqa: F401
 from tests.fakes.window_harness import (
@@ -302,6 +303,7 @@ def test_the_last_session_is_offered_and_continued_from_the_banner(qtbot, make_w
     first = make_window()
     perform(qtbot, first, "infer")
     old_id = first.runner.handle.session_id
+    first.runner.handle.close()  # the first app quits: its session may be continued
     second = make_window()
     fresh_id = second.runner.handle.session_id
 
@@ -369,3 +371,15 @@ def test_a_new_session_takes_the_calls_at_once_limit_from_the_settings(qtbot, ma
                                               parallel=3))
     assert window.runner.handle is not None
     assert window.runner.handle.session.parallel == 3
+
+
+def test_a_damaged_settings_file_is_reported_on_the_banner_at_startup(make_window):
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / SETTINGS_FILE).write_bytes(b"[model\nprovider=offline\n")
+    window = make_window()
+
+    show_startup_warnings(window, window.runner.store)
+
+    notice = window.banner.current()
+    assert notice is not None and notice.level == "warning"
+    assert "settings.ini.bad" in notice.message

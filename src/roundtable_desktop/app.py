@@ -196,6 +196,7 @@ async def run_window(app: QApplication, options: Options) -> int:
                                "Open Settings (Ctrl+,) to set a key or choose a provider.")
         if last is not None:
             window.offer_continue(last)
+        show_startup_warnings(window, store)
         if options.self_test == "paint":
             if await _view_ready(window):
                 print(f"VIEW_READY {time.time():.6f}", flush=True)
@@ -210,6 +211,16 @@ async def run_window(app: QApplication, options: Options) -> int:
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
         await loop.shutdown_asyncgens()  # qasync does not, unlike asyncio.run
         store.close()
+
+
+def show_startup_warnings(window: MainWindow, store: SessionStore) -> None:
+    """What was found damaged on opening (the settings file, the store's pages) goes on
+    the banner, newest on top, so it is not missed behind the offer to continue."""
+    if window.settings.warning:
+        window.show_notice("warning", window.settings.warning,
+                           "Your settings were reset to the defaults.")
+    for warning in store.take_warnings():
+        window.show_notice("warning", warning)
 
 
 async def _view_ready(window: MainWindow, timeout_s: float = 30.0) -> bool:

@@ -121,8 +121,18 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _open_store(path: Path | None) -> SessionStore:
-    return SessionStore.open(path or default_db_path())
+def _open_store(path: Path | None, *, readonly: bool = False) -> SessionStore:
+    """The session store; `readonly` (for commands that only read) creates and changes
+    nothing, and says so when there is no store. What the store found damaged on opening
+    is printed as warnings."""
+    store = SessionStore.open(path or default_db_path(), readonly=readonly)
+    _print_warnings(store)
+    return store
+
+
+def _print_warnings(store: SessionStore) -> None:
+    for warning in store.take_warnings():
+        emit_text(sys.stderr, f"roundtable: warning: {warning}\n")
 
 
 def _model_settings(args: argparse.Namespace) -> tuple[ModelSettings, str | None]:
@@ -275,7 +285,7 @@ def _serve_mcp(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    store = _open_store(args.db)
+    store = _open_store(args.db, readonly=True)
     try:
         session_id = (
             store.resolve_session(args.session) if args.session else store.latest_session_id()
@@ -283,6 +293,7 @@ def _export(args: argparse.Namespace) -> int:
         if session_id is None:
             raise CliError("There are no stored sessions to export yet: run one first.")
         text = export_session(store, session_id, args.format)
+        _print_warnings(store)  # rows skipped as damaged: the export has the rest
     finally:
         store.close()
     if args.out:
@@ -323,9 +334,10 @@ def _short_title(title: str) -> str:
 
 
 def _sessions(args: argparse.Namespace) -> int:
-    store = _open_store(args.db)
+    store = _open_store(args.db, readonly=True)
     try:
         rows = store.list_sessions(limit=args.limit)
+        _print_warnings(store)
     finally:
         store.close()
     emit_text(sys.stdout, ("\n".join(session_table(rows)) if rows else "No stored sessions.")

@@ -21,7 +21,8 @@ seconds before the first byte, and `"reject_response_format": true` to answer a 
 that carries `response_format` with HTTP 400 "response_format is not supported" instead
 (a request without it gets the reply). Reply kinds:
     ok                text, chunk_size (chars, default 4), delay_s (between chunks),
-                      usage (bool), finish_reason, reasoning (sent as reasoning_content),
+                      usage (bool, or a dict sent as it is), finish_reason, reasoning
+                      (sent as reasoning_content),
                       tokens + tokens_per_s (generated text, paced: for latency benches)
     status            status, headers, body (JSON or text)
     slow_first_token  200 and headers at once, then delay_s of silence, then an ok reply
@@ -309,7 +310,8 @@ class Handler(BaseHTTPRequestHandler):
         self._event(_chunk_doc(body, {}, finish_reason=reply.get("finish_reason", "stop")))
         if reply.get("usage", True):
             tokens = len(_split_tokens(text)) if "tokens" in reply else None
-            usage = _usage(body, text, tokens)
+            given = reply.get("usage")  # a dict is sent as it is (a hostile server's counts)
+            usage = given if isinstance(given, dict) else _usage(body, text, tokens)
             self._event({**_chunk_doc(body, None), "choices": [], "usage": usage})
         self._chunk(b"data: [DONE]\n\n")
         self._end_chunks()

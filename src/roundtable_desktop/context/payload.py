@@ -1,15 +1,35 @@
 """Serialize a context-window element to the exact payload text, and measure sections.
 
 Serialization is deterministic: the same element gives the same string, byte for byte.
-Must not build documents (see document.py) or change anything but indentation.
+The call path may leave runs of items out of the tree (`Slots`): each item is serialized
+once, as it sits at its depth in an indented document, cached, and spliced back into the
+serialized skeleton, so `serialize_slotted` gives the bytes `serialize` gives for the full
+tree without rebuilding what did not change.
+Must not decide what a document holds (see document.py) or change anything but
+indentation.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any
 
 from lxml import etree
 from pydantic import BaseModel
 
 from roundtable_desktop.context.tokens import estimate_tokens
+
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+INDENT = "  "
+# Where a slot's items go in a serialized skeleton. U+2066 is a bidi control: clean_text
+# removes it from every text and attribute a document holds, so no text can forge it.
+SLOT_MARK = "\u2066"
+_XMLNS = f' xmlns="{XHTML_NS}"'
+
+# `build(parent, *args)` appends exactly one element to `parent`.
+ItemBuilder = Callable[..., Any]
+Item = tuple[ItemBuilder, tuple[Any, ...]]
 
 
 class SectionSize(BaseModel):
@@ -24,8 +44,88 @@ def serialize(element: etree._Element) -> str:
     Indents in place (whitespace between elements only), so the element and the string
     stay the same document.
     """
-    etree.indent(element, space="  ")
+    etree.indent(element, space=INDENT)
     return etree.tostring(element, encoding="unicode")
+
+
+class Slots:
+    """The item runs a skeleton leaves out, as text, in document order."""
+
+    __slots__ = ("texts",)
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def put(self, parent: etree._Element, text: str) -> None:
+        """Mark `parent`'s end as where `text` (items at `parent`'s depth + 1) goes."""
+        if len(parent):
+            last = parent[-1]
+            if last.tail:
+                raise ValueError("a slot must follow the last child directly")
+            last.tail = SLOT_MARK
+        else:
+            if parent.text:
+                raise ValueError("a slot cannot share an element with text")
+            parent.text = SLOT_MARK
+        self.texts.append(text)
+
+
+def append_items(parent: etree._Element, items: Sequence[Item], slots: Slots | None) -> None:
+    """Append one element per `(build, args)` as the last children of `parent`. With
+    `slots`, only record their text (each item's cached by builder, depth and args) and
+    mark the place; nothing may be appended to `parent` after."""
+    if slots is None:
+        for build, args in items:
+            build(parent, *args)
+        return
+    if not items:
+        return
+    depth = depth_of(parent) + 1
+    slots.put(parent, run_text([item_text(build, depth, args) for build, args in items],
+                               depth))
+
+
+def depth_of(element: etree._Element) -> int:
+    """0 for the root."""
+    return sum(1 for _ in element.iterancestors())
+
+
+def run_text(texts: Sequence[str], depth: int) -> str:
+    """Sibling item texts at `depth` as `etree.indent` lays them out, up to their parent's
+    end tag."""
+    gap = "\n" + INDENT * depth
+    return gap + gap.join(texts) + "\n" + INDENT * (depth - 1)
+
+
+@lru_cache(maxsize=8192)
+def item_text(build: ItemBuilder, depth: int, args: tuple[Any, ...]) -> str:
+    """The element `build(parent, *args)` appends, serialized as it is at `depth` (1: a
+    child of the root) in an indented document. Indentation depends on depth alone."""
+    top = parent = etree.Element(f"{{{XHTML_NS}}}main", nsmap={None: XHTML_NS})
+    for _ in range(depth - 1):
+        parent = etree.SubElement(parent, f"{{{XHTML_NS}}}div")
+    build(parent, *args)
+    if len(parent) != 1:
+        raise ValueError(f"{build.__name__} must append exactly one element")
+    etree.indent(top, space=INDENT)
+    text = etree.tostring(parent[0], encoding="unicode", with_tail=False)
+    # Standalone, the item declares the namespace its place in the document inherits.
+    # Its start tag ends at the first ">" (attribute values escape it).
+    head, end, rest = text.partition(">")
+    return head.replace(_XMLNS, "", 1) + end + rest
+
+
+def serialize_slotted(element: etree._Element, slots: Slots) -> str:
+    """`serialize` of the skeleton with every slot's text put back: the bytes of the full
+    tree."""
+    parts = serialize(element).split(SLOT_MARK)
+    if len(parts) != len(slots.texts) + 1:
+        raise ValueError(f"{len(parts) - 1} slot marks for {len(slots.texts)} slots")
+    out = [parts[0]]
+    for text, part in zip(slots.texts, parts[1:], strict=True):
+        out.append(text)
+        out.append(part)
+    return "".join(out)
 
 
 def canonical(xml_text: str) -> str:

@@ -21,7 +21,11 @@ MAX_FIELD_CHARS = 4000
 def clean_text(value: object, *, limit: int | None = MAX_FIELD_CHARS) -> str:
     """Text with XML-illegal characters and bidi controls removed (lone surrogates
     become U+FFFD), optionally capped."""
-    text = label_text("" if value is None else str(value))
+    text = "" if value is None else str(value)
+    # Printable text holds no control, format (bidi) or surrogate character: nothing to
+    # remove, found by one C-speed check instead of a regex scan (most titles and lines).
+    if not text.isprintable():
+        text = label_text(text)
     if limit is not None and len(text) > limit:
         text = text[:limit] + f"… [{len(text) - limit} more characters cut]"
     return text

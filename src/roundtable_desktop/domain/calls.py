@@ -5,11 +5,12 @@ Must not perform I/O; llm/ sends requests, store/ records them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 
 class ChatMessage(BaseModel):
@@ -97,10 +98,55 @@ def last_user_text(messages: Iterable[dict[str, Any]]) -> str:
     return found
 
 
+# No call uses more tokens than this; a server saying otherwise is not believed.
+MAX_TOKENS = 10**9
+_COUNTS = ("prompt_tokens", "completion_tokens")
+
+
+def token_count(value: Any) -> tuple[int, bool]:
+    """A token count as a whole number from 0 to MAX_TOKENS, and whether `value` was one.
+
+    Out of range it is clamped; a whole float is taken as its integer; anything else (text,
+    a fraction, None, a bool, NaN) counts as 0. Counts come from servers, which may send
+    anything; only an int in range is "exact".
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0, False
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        return 0, False
+    count = min(max(int(value), 0), MAX_TOKENS)
+    return count, count == value and isinstance(value, int)
+
+
 class Usage(BaseModel):
+    """Tokens one call used. Counts are untrusted (a server sends them): each is kept as a
+    whole number from 0 to MAX_TOKENS, and a count that had to be changed (clamped, or not
+    a whole number and so 0) marks the usage `estimated`. No layer can hold bad usage:
+    every Usage is made through this validation (assignment included)."""
+
+    model_config = {"validate_assignment": True}
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     estimated: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mark_changed_counts(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fixed = dict(data)
+        for name in _COUNTS:
+            if name in fixed:
+                fixed[name], exact = token_count(fixed[name])
+                if not exact:
+                    fixed["estimated"] = True
+        return fixed
+
+    @field_validator(*_COUNTS, mode="before")
+    @classmethod
+    def _in_range(cls, value: Any) -> int:
+        return token_count(value)[0]
 
     @property
     def total_tokens(self) -> int:

@@ -2,6 +2,13 @@
 
 The window and the CLI both go through here, so a session runs the same everywhere. The
 kind comes from the registry (protocols/kinds.py); nothing here names a kind.
+
+The process that starts or reopens a session holds its lock until `handle.close()` (or
+the store is closed): a second process is refused, naming this one, before it writes
+anything (reopening marks a killed run's pending calls interrupted, which must never
+happen to a run that is alive). The recorder is the bus's first and critical listener:
+a store write that fails stops the action with that StoreError. A stored state the kind
+cannot read is a StoreError too, not a traceback, and quotes none of it.
 Must not import Qt or print; callers subscribe to `handle.bus` for output.
 """
 
@@ -23,7 +30,7 @@ from roundtable_desktop.protocols.kinds import (
 )
 from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
 from roundtable_desktop.sources.base import CandidateSource
-from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.recorder import SessionRecorder
 
 __all__ = ["PLANNED_KINDS", "SessionHandle", "UnknownKind", "kind_names", "reopen_session",
@@ -38,13 +45,21 @@ class SessionHandle:
     bus: EventBus
     recorder: SessionRecorder
     kind: str = ""
+    _locked: bool = True
+
+    def close(self) -> None:
+        """Give up the session's lock (another process may then continue it)."""
+        if self._locked:
+            self._locked = False
+            self.store.unlock_session(self.session_id)
 
 
 def _wire(session: SessionProtocol, store: SessionStore, session_id: str,
           kind: str) -> SessionHandle:
     recorder = SessionRecorder(store, session_id, session.state_json)
-    # The recorder listens first so a request row is on disk before the request is sent.
-    session.bus.subscribe(recorder, first=True)
+    # The recorder listens first so a request row is on disk before the request is sent,
+    # and critically: a write that fails is raised to the protocol, which stops.
+    session.bus.subscribe(recorder, first=True, critical=True)
     return SessionHandle(session, session_id, store, session.bus, recorder, kind)
 
 
@@ -69,6 +84,7 @@ async def start_session(
     session_id = store.create_session(kind, scenario, title, session.state_json(),
                                       meta={"model": model, "provider": provider,
                                             "endpoint": client.endpoint})
+    store.lock_session(session_id)
     handle = _wire(session, store, session_id, kind)
     session.emit(SessionStarted(kind=kind, scenario=scenario, title=title))
     return handle
@@ -84,11 +100,25 @@ def reopen_session(
     parallel: int = DEFAULT_PARALLEL,
     **options: Any,
 ) -> SessionHandle:
-    record = store.reopen_session(session_id)  # pending calls of a killed run: interrupted
-    spec = kind_spec(record.kind)
-    meta = record.meta
-    ctx = SessionContext(client=client, model=str(meta.get("model", "")),
-                         provider=str(meta.get("provider", "")), source=source, bus=bus,
-                         parallel=parallel, options=options)
-    session = spec.restore(ctx, record.state)
-    return _wire(session, store, session_id, record.kind)
+    store.lock_session(session_id)  # before any write: another live run is refused here
+    try:
+        record = store.get_session(session_id)
+        spec = kind_spec(record.kind)
+        meta = record.meta
+        ctx = SessionContext(client=client, model=str(meta.get("model", "")),
+                             provider=str(meta.get("provider", "")), source=source, bus=bus,
+                             parallel=parallel, options=options)
+        try:
+            session = spec.restore(ctx, record.state)
+        except (KeyError, TypeError, ValueError) as exc:  # ValidationError is a ValueError
+            # The message names the kind of damage only: a stored value is never quoted.
+            raise StoreError(
+                f"The saved state of session {session_id[:8]} does not read as a "
+                f"{record.kind} session ({type(exc).__name__}), so it cannot be continued. "
+                f"Export it to keep what is readable (roundtable export {session_id[:8]})."
+            ) from None
+        store.mark_interrupted_calls(session_id)  # a killed run's pending calls
+        return _wire(session, store, session_id, record.kind)
+    except BaseException:
+        store.unlock_session(session_id)
+        raise

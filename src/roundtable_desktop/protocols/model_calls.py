@@ -13,9 +13,14 @@ own reads it and stops.
 
 The CallStarted event (which the recorder writes before anything else sees it) is emitted
 before the request is sent, with the request exactly as the client will send it: the
-client's `adapt()` runs first. A provider that refuses `response_format` is remembered by
-the client; the refused call is recorded as failed and the adapted request is sent once
-more as a new call. Must not import Qt and must not know any session kind.
+client's `adapt()` runs first. A store write that fails (the recorder is a critical
+listener) is raised out of the call: at CallStarted the request is not sent (listeners
+see the call end failed, "Not sent"), nothing stays in flight and the slot is freed; while
+streaming the call stops keeping its partial text; at CallFinished the outcome still
+reaches every listener (the recorder keeps it to write later) before the error goes on.
+A provider that refuses `response_format` is remembered by the client; the refused call
+is recorded as failed and the adapted request is sent once more as a new call.
+Must not import Qt and must not know any session kind.
 
 Model text is made safe as it enters, before any listener, state, store or later payload
 sees it: a lone surrogate becomes U+FFFD and every known secret (domain/secrets.py) is
@@ -53,6 +58,7 @@ from roundtable_desktop.domain.tokens import estimate_tokens
 from roundtable_desktop.llm.client import ChatClient, Delta, Finish
 from roundtable_desktop.llm.errors import LLMError, ResponseFormatRefused
 from roundtable_desktop.protocols.bus import EventBus
+from roundtable_desktop.store.errors import StoreError
 
 DEFAULT_PARALLEL = 4
 MAX_PARALLEL = 32
@@ -110,11 +116,21 @@ class ModelCaller:
 
     # -- sending ------------------------------------------------------------------------
     async def call_many(self, calls: Sequence[ModelCall]) -> list[CallOutcome]:
-        """Send every call (at most `parallel` at once); outcomes in the order given."""
-        return list(await asyncio.gather(*(
-            self.call_model(c.actor_id, c.request, label=c.label, layers=c.layers)
-            for c in calls
-        )))
+        """Send every call (at most `parallel` at once); outcomes in the order given.
+
+        If one raises (the store could not record it), the others are cancelled, each
+        keeping its partial text, and awaited before the error goes on: no call is left
+        running after the action has ended."""
+        tasks = [asyncio.ensure_future(
+            self.call_model(c.actor_id, c.request, label=c.label, layers=c.layers))
+            for c in calls]
+        try:
+            return list(await asyncio.gather(*tasks))
+        except Exception:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
 
     async def call_model(
         self, actor_id: str | None, request: ChatRequest, *, label: str = "",
@@ -146,11 +162,20 @@ class ModelCaller:
         layers: Sequence[LayerText],
     ) -> _Outcome:
         call_id = uuid.uuid4().hex
-        self.emit(CallStarted(
-            call_id=call_id, actor_id=actor_id, model=request.model,
-            endpoint=self.client.endpoint, request=request.to_body(),
-            purpose=request.purpose, kind=request.kind, label=label, layers=list(layers),
-        ))
+        try:
+            self.emit(CallStarted(
+                call_id=call_id, actor_id=actor_id, model=request.model,
+                endpoint=self.client.endpoint, request=request.to_body(),
+                purpose=request.purpose, kind=request.kind, label=label, layers=list(layers),
+            ))
+        except Exception as exc:
+            # The request's row could not be written: it is not sent, and the views,
+            # which saw it start, see it end. Nothing is in flight; the slot is freed by
+            # call_model.
+            self.emit(CallFinished(call_id=call_id, actor_id=actor_id, purpose=request.purpose,
+                                   outcome=CallOutcome(status=CallStatus.FAILED,
+                                                       error=_not_sent(exc))))
+            raise
         self.emit(PhaseChanged(phase="streaming", actor_id=actor_id, detail="0 tokens"))
         stream = _Stream(started=time.perf_counter())
 
@@ -168,10 +193,17 @@ class ModelCaller:
         task = asyncio.ensure_future(consume())
         self._inflight[call_id] = task
         result: _Outcome | None = None
+        unsaved: StoreError | None = None
         try:
             await asyncio.shield(task)
             result = stream.outcome(self.client, request, CallStatus.OK)
             self.final_failure = None
+        except StoreError as exc:
+            # The streamed text could not be saved: stop here (what arrived is kept in
+            # the outcome) and let the action end with the store's error.
+            status = CallStatus.PARTIAL if stream.parts else CallStatus.FAILED
+            result = stream.outcome(self.client, request, status, exc.message)
+            unsaved = exc
         except asyncio.CancelledError:
             if task.cancelled() and not _caller_cancelled():
                 result = stream.outcome(self.client, request, CallStatus.CANCELLED,
@@ -197,8 +229,11 @@ class ModelCaller:
         finally:
             self._inflight.pop(call_id, None)
             if result is not None:
+                # Raises when the outcome cannot be written (the recorder keeps it).
                 self.emit(CallFinished(call_id=call_id, actor_id=actor_id,
                                        outcome=result.public(), purpose=request.purpose))
+        if unsaved is not None:
+            raise unsaved
         return result
 
 
@@ -254,6 +289,11 @@ class _Stream:
             finish_reason=finish.finish_reason if finish else None,
             tool_calls=[_safe_tool_call(c) for c in finish.tool_calls] if finish else [],
         )
+
+
+def _not_sent(exc: Exception) -> str:
+    why = exc.message if isinstance(exc, StoreError) else f"{type(exc).__name__}: {exc}"
+    return _safe(f"Not sent: the request could not be recorded first. {why}")
 
 
 def _safe(text: str) -> str:

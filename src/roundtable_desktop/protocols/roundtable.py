@@ -10,9 +10,8 @@ Must not import Qt, and must not render, parse or execute tools itself.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
-
-from pydantic import BaseModel
 
 from roundtable_desktop.context.budget import DEFAULT_BUDGET, BudgetExceeded, fit_to_budget
 from roundtable_desktop.context.document import (
@@ -29,6 +28,7 @@ from roundtable_desktop.context.layers import (
 )
 from roundtable_desktop.context.payload import section_sizes, serialize
 from roundtable_desktop.context.request_document import render_request
+from roundtable_desktop.domain.actors import Role
 from roundtable_desktop.domain.calls import CallStatus, ChatMessage, ChatRequest
 from roundtable_desktop.domain.events import (
     Notice,
@@ -59,6 +59,7 @@ from roundtable_desktop.protocols.base import (
 from roundtable_desktop.protocols.bus import EventBus
 from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
 from roundtable_desktop.protocols.roundtable_mcp import attach_mcp, detach_mcp
+from roundtable_desktop.protocols.roundtable_saved import SavedStateEncoder
 from roundtable_desktop.protocols.roundtable_summary import meeting_summary
 from roundtable_desktop.sources.base import CandidateSource
 from roundtable_desktop.tools.executor import (
@@ -68,21 +69,21 @@ from roundtable_desktop.tools.executor import (
     execute_calls,
 )
 from roundtable_desktop.tools.parser import parse_reply
-from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS, tools_for_role
+from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS, ToolSpec, tools_for_role
 
 PROMPT_LAYERS = ["system", "protocol"]
 
 
-class _Saved(BaseModel):
-    """What `state_dict()` holds, for pydantic's fast JSON encoder."""
-
-    meeting: MeetingState
-    prompts: PromptSnapshot | None
-    model: str
-    provider: str
 MAX_INFERENCES_PER_TURN = 3
 MAX_ISSUES_NOTED = 10  # parse issues of one reply noted one by one; the rest are counted
 _RAW_LINE = 500  # a pending call keeps at most this much of the line it came from
+
+
+@lru_cache(maxsize=4)
+def _tool_heads(role: Role) -> tuple[tuple[str, str, ToolSpec], ...]:
+    """A role's tools with their signatures and docs, which never change; only the
+    examples follow the state."""
+    return tuple((spec.signature(), spec.doc, spec) for spec in tools_for_role(role))
 
 
 class RoundtableSession(SessionProtocol):
@@ -111,6 +112,7 @@ class RoundtableSession(SessionProtocol):
         self.budget = budget
         self.max_inferences_per_turn = max_inferences_per_turn
         self.mcp_search: McpSearch | None = None  # set while MCP is connected
+        self._saved = SavedStateEncoder()  # keeps the candidate list's JSON between saves
 
     # -- persistence --------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -121,10 +123,9 @@ class RoundtableSession(SessionProtocol):
             "provider": self.provider,
         }
 
-    def state_json(self) -> str:
-        return _Saved(
-            meeting=self.state, prompts=self.prompts, model=self.model, provider=self.provider
-        ).model_dump_json()
+    def state_json(self) -> bytes:
+        """`state_dict()` as UTF-8 JSON bytes, which the store takes as they are."""
+        return self._saved.encode(self.state, self.prompts, self.model, self.provider)
 
     @classmethod
     def restore(
@@ -238,10 +239,8 @@ class RoundtableSession(SessionProtocol):
     def _payload(self, *, measure: bool = True) -> PendingPayload:
         layers = {layer.name: layer for layer in self._layers()}
         actor = self.state.actor
-        tool_lines = [
-            ToolLine(signature=spec.signature(), doc=spec.doc, example=spec.example(self.state))
-            for spec in tools_for_role(actor.role)
-        ]
+        tool_lines = [ToolLine(signature, doc, spec.example(self.state))
+                      for signature, doc, spec in _tool_heads(actor.role)]
         protocol = layers.get("protocol")
         protocol_text = protocol.text if protocol else ""
         element = None

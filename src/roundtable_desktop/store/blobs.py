@@ -75,15 +75,35 @@ def put_chunks(
 
 def read_texts(db: sqlite3.Connection, manifests: Sequence[bytes]) -> list[str]:
     """The texts the manifests describe, in order (each chunk is fetched once)."""
-    lists = [digests_of(m) for m in manifests]
-    chunks = _fetch(db, {d for found in lists for d in found})
-    try:
-        return [b"".join([chunks[d] for d in found]).decode("utf-8") for found in lists]
-    except KeyError:
+    texts = read_texts_or_none(db, manifests)
+    if any(text is None for text in texts):
         raise StoreError(
-            "The session store is damaged: part of a stored text is missing. "
+            "The session store is damaged: part of a stored text is missing or unreadable. "
             "Move the file aside to start fresh."
-        ) from None
+        )
+    return texts  # type: ignore[return-value]
+
+
+def read_texts_or_none(db: sqlite3.Connection, manifests: Sequence[object]) -> list[str | None]:
+    """Like `read_texts`, but a damaged text (its manifest cut short or not bytes, a part
+    missing, not UTF-8) is None rather than an error, so one damaged row spoils only
+    itself."""
+    lists = [_digests_or_none(m) for m in manifests]
+    chunks = _fetch(db, {d for found in lists if found for d in found})
+    texts: list[str | None] = []
+    for found in lists:
+        try:
+            texts.append(None if found is None
+                         else b"".join([chunks[d] for d in found]).decode("utf-8"))
+        except (KeyError, UnicodeDecodeError):
+            texts.append(None)
+    return texts
+
+
+def _digests_or_none(manifest: object) -> list[bytes] | None:
+    if not isinstance(manifest, bytes) or len(manifest) % DIGEST_SIZE:
+        return None
+    return digests_of(manifest)
 
 
 def read_text(db: sqlite3.Connection, manifest: bytes) -> str:

@@ -11,6 +11,18 @@ a row keeps a manifest of shared chunks, so a turn writes only the parts that ch
 Readers hand back the same records as ever: `SessionRecord.state`, `CallRecord.request`
 and `Checkpoint.state` are the dicts that were written.
 
+A store opened `readonly` (the `sessions` and `export` commands) creates, migrates and
+changes nothing (store/connection.py) and refuses every write. A process that writes a
+session holds its lock (`lock_session`, store/session_lock.py), so a second process is
+refused rather than interleave two timelines.
+
+Readers never let one damaged row make a session unreadable: a call, checkpoint or event
+whose stored text is missing, cut short, not UTF-8 or not a valid record is skipped, and
+a warning naming it (never quoting what is stored) waits in `take_warnings()` for the
+caller to show, with any warning from opening (damaged pages). A damaged latest state is
+a clear StoreError where a session is continued (`get_session`), and the last readable
+checkpoint's state where it is only shown (`get_session(..., damaged_ok=True)`).
+
 Must not hold secrets: request bodies and events are stripped of credential-looking
 fields before they are written (invariant 6), as a second line of defence. Must not
 import Qt, protocols or llm.
@@ -18,68 +30,143 @@ import Qt, protocols or llm.
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from pydantic import ValidationError
-
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus
-from roundtable_desktop.domain.events import Event, event_from_json
+from roundtable_desktop.domain.events import Event
 from roundtable_desktop.domain.prompts import LayerText
-from roundtable_desktop.store.blobs import BlobWriter, read_texts
+from roundtable_desktop.store.blobs import BlobWriter
 from roundtable_desktop.store.chunking import JSON_LINE, JSON_OBJECT
-from roundtable_desktop.store.connection import open_connection
-from roundtable_desktop.store.encoding import call_record, layers_bytes, request_bytes, state_bytes
-from roundtable_desktop.store.errors import SessionNotFound, StoreError, sqlite_error
-from roundtable_desktop.store.records import (
-    CallRecord,
-    Checkpoint,
-    SessionInfo,
-    SessionRecord,
+from roundtable_desktop.store.connection import (
+    BUSY_TIMEOUT_MS,
+    FileWatch,
+    open_connection,
+    open_readonly,
+    page_warnings,
 )
+from roundtable_desktop.store.encoding import layers_bytes, request_bytes, state_bytes
+from roundtable_desktop.store.errors import SessionNotFound, StoreError, sqlite_error
+from roundtable_desktop.store.reading import SessionReads
+from roundtable_desktop.store.records import SessionRecord
 from roundtable_desktop.store.redaction import (
     storable_json,
     storable_model_json,
     storable_text,
     without_secret_fields,
 )
+from roundtable_desktop.store.session_lock import SessionLock, lock_session
 
 __all__ = ["SessionStore", "StoreError", "without_secret_fields"]
 
 log = logging.getLogger(__name__)
 
 SESSION_STATUSES = ("active", "ended")
+# Warnings kept for the caller at most (a store with thousands of damaged rows).
+MAX_WARNINGS = 200
 
 
-class SessionStore:
+class SessionStore(SessionReads):
     """Sessions, events, calls and checkpoints in one SQLite file. Use `SessionStore.open`."""
 
     def __init__(
-        self, db: sqlite3.Connection, path: Path, *, clock: Callable[[], float] = time.time
+        self, db: sqlite3.Connection, path: Path, *, clock: Callable[[], float] = time.time,
+        readonly: bool = False, watch: FileWatch | None = None,
     ) -> None:
         self._db = db
         self._db.row_factory = sqlite3.Row
         self.path = path
+        self.readonly = readonly
+        self._watch = watch
         self._clock = clock
         self._blobs = BlobWriter(db)
+        self._warnings: dict[str, None] = {}  # ordered, without repeats
+        self._notes: list[list[str]] = []  # lists noting_warnings() hands out
+        self._locks: dict[str, SessionLock] = {}
+        self._lock_counts: Counter[str] = Counter()
 
     # -- opening and closing --------------------------------------------------------
     @classmethod
-    def open(cls, path: Path, *, clock: Callable[[], float] = time.time) -> SessionStore:
-        """Open (creating if needed) the store at `path` and bring its schema up to date."""
+    def open(
+        cls, path: Path, *, clock: Callable[[], float] = time.time, readonly: bool = False,
+        busy_timeout_s: float = BUSY_TIMEOUT_MS / 1000,
+    ) -> SessionStore:
+        """Open the store at `path`. For writing it is created if needed and its schema
+        brought up to date; `readonly` creates and changes nothing (NoStore when there is
+        none). Damaged pages found on opening wait in `take_warnings()`."""
         path = Path(path)
-        return cls(open_connection(path), path, clock=clock)
+        if readonly:
+            db, watch = open_readonly(path)
+            store = cls(db, path, clock=clock, readonly=True, watch=watch)
+        else:
+            store = cls(open_connection(path, busy_timeout_s=busy_timeout_s), path, clock=clock)
+        for warning in page_warnings(store._db, path):
+            store._warn(warning)
+        return store
 
     def close(self) -> None:
+        """Close the connection and release every session lock this store holds."""
+        for lock in self._locks.values():
+            lock.release()
+        self._locks.clear()
+        self._lock_counts.clear()
         self._db.close()
+
+    # -- warnings for the caller ----------------------------------------------------
+    def take_warnings(self) -> list[str]:
+        """What the store found damaged since the last call (opening included), in order."""
+        found, self._warnings = list(self._warnings), {}
+        return found
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self._warnings)
+
+    @contextmanager
+    def noting_warnings(self) -> Iterator[list[str]]:
+        """A list that receives every warning given inside the block (repeats included)."""
+        found: list[str] = []
+        self._notes.append(found)
+        try:
+            yield found
+        finally:
+            self._notes.remove(found)
+
+    def _warn(self, message: str) -> None:
+        log.warning("%s", message)
+        if len(self._warnings) < MAX_WARNINGS:
+            self._warnings[message] = None
+        for found in self._notes:
+            found.append(message)
+
+    # -- one writer per session -----------------------------------------------------
+    def lock_session(self, session_id: str) -> None:
+        """Hold the session for this store: another process (or store) asking for it is
+        refused with SessionLocked naming this one. Taking it again is counted."""
+        if self.readonly:
+            raise StoreError(f"The session store {self.path} is open read-only: "
+                             "it cannot hold a session to write it.")
+        if session_id not in self._locks:
+            self._locks[session_id] = lock_session(self.path, session_id,
+                                                   short_id=session_id[:8])
+        self._lock_counts[session_id] += 1
+
+    def unlock_session(self, session_id: str) -> None:
+        """Give back one `lock_session`; the last one releases the lock."""
+        self._lock_counts[session_id] -= 1
+        if self._lock_counts[session_id] <= 0:
+            del self._lock_counts[session_id]
+            lock = self._locks.pop(session_id, None)
+            if lock is not None:
+                lock.release()
 
     def __enter__(self) -> SessionStore:
         return self
@@ -93,7 +180,12 @@ class SessionStore:
         self.close()
 
     @contextmanager
-    def _guard(self, doing: str, session_id: str | None = None) -> Iterator[None]:
+    def _guard(
+        self, doing: str, session_id: str | None = None, *, write: bool = False
+    ) -> Iterator[None]:
+        if write and self.readonly:
+            raise StoreError(f"Could not {doing}: the session store {self.path} is open "
+                             "read-only.")
         try:
             yield
         except sqlite3.IntegrityError as exc:
@@ -102,6 +194,8 @@ class SessionStore:
             raise StoreError(f"Could not {doing}: {exc}.") from None
         except sqlite3.Error as exc:
             raise sqlite_error(exc, self.path, doing) from None
+        if self._watch is not None:
+            self._watch.check()  # read as immutable: refuse what another process changed
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -128,7 +222,7 @@ class SessionStore:
         """A new active session; `state` may come already encoded as JSON (str or bytes)."""
         session_id = uuid.uuid4().hex
         now = self._clock()
-        with self._guard("create a session"), self._transaction():
+        with self._guard("create a session", write=True), self._transaction():
             self._db.execute(
                 "INSERT INTO sessions (id, kind, scenario, title, created_at, updated_at,"
                 " status, meta_json) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)",
@@ -143,20 +237,20 @@ class SessionStore:
         self, session_id: str, state: dict[str, Any] | str | bytes, status: str | None = None
     ) -> None:
         _check_status(status)
-        with self._guard("save the session state", session_id), self._transaction():
+        with self._guard("save the session state", session_id, write=True), self._transaction():
             self._update_state(session_id, self._put_state(session_id, state), status,
                                self._clock())
 
     def delete_session(self, session_id: str) -> None:
         """Delete a session with its events, calls, checkpoints and stored text."""
-        with self._guard("delete the session", session_id), self._transaction():
+        with self._guard("delete the session", session_id, write=True), self._transaction():
             cur = self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             _require_row(cur, session_id)
             self._blobs.forget()
 
     def append_event(self, session_id: str, event: Event) -> int:
         """Record one event; returns its position (1-based) in the session."""
-        with self._guard("record an event", session_id), self._transaction():
+        with self._guard("record an event", session_id, write=True), self._transaction():
             seq = self._insert_events(session_id, [event])
             self._db.execute(
                 "UPDATE sessions SET updated_at = ? WHERE id = ?", (self._clock(), session_id)
@@ -180,7 +274,7 @@ class SessionStore:
         """
         _check_status(status)
         now = self._clock()
-        with self._guard("save the session state", session_id), self._transaction():
+        with self._guard("save the session state", session_id, write=True), self._transaction():
             self._insert_events(session_id, events)
             manifest = self._put_state(session_id, state)
             self._update_state(session_id, manifest, status, now)
@@ -190,14 +284,14 @@ class SessionStore:
         """Record several events in one transaction."""
         if not events:
             return
-        with self._guard("record events", session_id), self._transaction():
+        with self._guard("record events", session_id, write=True), self._transaction():
             self._insert_events(session_id, events)
 
     def add_checkpoint(
         self, session_id: str, action: str, state: dict[str, Any] | str | bytes
     ) -> int:
         """Record the state after an action; returns the checkpoint's position."""
-        with self._guard("save a checkpoint", session_id), self._transaction():
+        with self._guard("save a checkpoint", session_id, write=True), self._transaction():
             return self._insert_checkpoint(session_id, action,
                                            self._put_state(session_id, state), self._clock())
 
@@ -265,7 +359,7 @@ class SessionStore:
         session's), so a turn stores the sections that changed, not the whole window.
         """
         body, layer_list = request_bytes(request), layers_bytes(layers)
-        with self._guard("record the request", session_id), self._transaction():
+        with self._guard("record the request", session_id, write=True), self._transaction():
             request_manifest = self._blobs.put(
                 session_id, body, [("request", session_id, actor_id), ("request", session_id)],
                 JSON_LINE,
@@ -297,14 +391,14 @@ class SessionStore:
 
     def update_call_text(self, call_id: str, text: str) -> None:
         """Keep the text streamed so far; ignored once the call has finished."""
-        with self._guard("save the streamed text"):
+        with self._guard("save the streamed text", write=True):
             self._db.execute(
                 "UPDATE calls SET response_text = ? WHERE id = ? AND status = ?",
                 (storable_text(text), call_id, CallStatus.PENDING.value),
             )
 
     def finish_call(self, call_id: str, outcome: CallOutcome) -> None:
-        with self._guard("record the response"):
+        with self._guard("record the response", write=True):
             cur = self._db.execute(
                 "UPDATE calls SET response_text = ?, status = ?, error = ?,"
                 " prompt_tokens = ?, completion_tokens = ?, usage_estimated = ?,"
@@ -330,7 +424,7 @@ class SessionStore:
 
     def mark_interrupted_calls(self, session_id: str) -> int:
         """Mark calls a killed process left pending as interrupted, keeping their text."""
-        with self._guard("mark interrupted calls", session_id):
+        with self._guard("mark interrupted calls", session_id, write=True):
             cur = self._db.execute(
                 "UPDATE calls SET status = ?, error = COALESCE(error, ?)"
                 " WHERE session_id = ? AND status = ?",
@@ -348,117 +442,6 @@ class SessionStore:
         """Load a session to continue it, first closing calls a killed process left open."""
         self.mark_interrupted_calls(session_id)
         return self.get_session(session_id)
-
-    # -- readers --------------------------------------------------------------------
-    def list_sessions(self, limit: int = 50) -> list[SessionInfo]:
-        """Sessions, most recently active first."""
-        with self._guard("list sessions"):
-            rows = self._db.execute(
-                "SELECT s.id, s.kind, s.scenario, s.title, s.status, s.created_at,"
-                " s.updated_at, (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id)"
-                " AS call_count FROM sessions s"
-                " ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?",
-                (limit,),
-            ).fetchall()
-        return [SessionInfo(**dict(row)) for row in rows]
-
-    def latest_session_id(self) -> str | None:
-        found = self.list_sessions(limit=1)
-        return found[0].id if found else None
-
-    def get_session(self, session_id: str) -> SessionRecord:
-        with self._guard("read the session"):
-            row = self._db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            if row is None:
-                raise SessionNotFound(f"There is no stored session {session_id}.")
-            (state,) = read_texts(self._db, [row["state_manifest"]])
-        return SessionRecord(
-            id=row["id"],
-            kind=row["kind"],
-            scenario=row["scenario"],
-            title=row["title"],
-            status=row["status"],
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-            state=json.loads(state),
-            meta=json.loads(row["meta_json"]),
-        )
-
-    def resolve_session(self, prefix: str) -> str:
-        """The id of the one session whose id starts with `prefix`."""
-        prefix = prefix.strip().lower()
-        if not prefix:
-            raise SessionNotFound("Give a session id (or the first few characters of one).")
-        with self._guard("find the session"):
-            rows = self._db.execute(
-                "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 6",
-                (len(prefix), prefix),
-            ).fetchall()
-        ids = [row["id"] for row in rows]
-        if prefix in ids:
-            return prefix
-        if not ids:
-            raise SessionNotFound(
-                f"No stored session id starts with {prefix!r}. List sessions to see the ids."
-            )
-        if len(ids) > 1:
-            shown = ", ".join(i[: len(prefix) + 4] for i in ids[:5])
-            raise StoreError(
-                f"More than one session id starts with {prefix!r} ({shown}, ...). "
-                "Type more characters of the id."
-            )
-        return ids[0]
-
-    def calls(self, session_id: str) -> list[CallRecord]:
-        with self._guard("read the calls"):
-            rows = self._db.execute(
-                "SELECT * FROM calls WHERE session_id = ? ORDER BY seq", (session_id,)
-            ).fetchall()
-            return self._call_records(rows)
-
-    def call(self, call_id: str) -> CallRecord:
-        with self._guard("read the call"):
-            row = self._db.execute("SELECT * FROM calls WHERE id = ?", (call_id,)).fetchone()
-            if row is None:
-                raise StoreError(f"No call {call_id} is stored in this session store.")
-            return self._call_records([row])[0]
-
-    def _call_records(self, rows: list[sqlite3.Row]) -> list[CallRecord]:
-        manifests = [m for row in rows for m in (row["request_manifest"], row["layers_manifest"])]
-        texts = iter(read_texts(self._db, manifests))
-        return [call_record(row, next(texts), next(texts)) for row in rows]
-
-    def events(self, session_id: str) -> list[Event]:
-        """The session's events in order. An event this version cannot read is skipped."""
-        with self._guard("read the events"):
-            rows = self._db.execute(
-                "SELECT id, json FROM events WHERE session_id = ? ORDER BY seq", (session_id,)
-            ).fetchall()
-        found: list[Event] = []
-        for row in rows:
-            try:
-                found.append(event_from_json(row["json"]))
-            except ValidationError:
-                log.warning("skipping unreadable event %s in session %s", row["id"], session_id)
-        return found
-
-    def checkpoints(self, session_id: str) -> list[Checkpoint]:
-        with self._guard("read the checkpoints"):
-            rows = self._db.execute(
-                "SELECT * FROM checkpoints WHERE session_id = ? ORDER BY seq", (session_id,)
-            ).fetchall()
-            states = read_texts(self._db, [row["state_manifest"] for row in rows])
-        return [
-            Checkpoint(
-                session_id=row["session_id"],
-                seq=row["seq"],
-                action=row["action"],
-                state=json.loads(state),
-                ts=row["ts"],
-            )
-            for row, state in zip(rows, states, strict=True)
-        ]
-
 
 def _check_status(status: str | None) -> None:
     if status is not None and status not in SESSION_STATUSES:

@@ -23,6 +23,14 @@ class SessionNotFound(StoreError):
     """No stored session has the id (or id prefix) that was asked for."""
 
 
+class NoStore(StoreError):
+    """A read-only open found no session store at the path (nothing was created)."""
+
+
+class SessionLocked(StoreError):
+    """Another process (or another store in this one) is writing the session."""
+
+
 def sqlite_error(exc: sqlite3.Error, path: Path, doing: str) -> StoreError:
     """A StoreError for a sqlite error: what went wrong and what to do."""
     text = str(exc).lower()

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import lxml.html
 from lxml.html import builder as E
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from roundtable_desktop.domain.events import Event
 from roundtable_desktop.domain.plural import count_of
@@ -70,6 +70,7 @@ footer { margin-top: 2rem; color: #666; font-size: .85em; }
 
 
 FORMAT_VERSION = 2
+_LEFT_OUT = "Left out: damaged in the session store"
 
 
 class SessionExport(BaseModel):
@@ -82,15 +83,22 @@ class SessionExport(BaseModel):
     calls: list[CallRecord]
     events: list[Event]
     checkpoints: list[Checkpoint]
+    # What was damaged in the store and left out (never what it held).
+    warnings: list[str] = Field(default_factory=list)
 
 
 def collect_export(store: SessionStore, session_id: str) -> SessionExport:
-    return SessionExport(
-        session=store.get_session(session_id),
-        calls=store.calls(session_id),
-        events=store.events(session_id),
-        checkpoints=store.checkpoints(session_id),
-    )
+    """Everything readable about the session; damaged rows are left out, each named in
+    `warnings` (the store keeps them too, for the caller to show)."""
+    with store.noting_warnings() as warnings:
+        data = SessionExport(
+            session=store.get_session(session_id, damaged_ok=True),
+            calls=store.calls(session_id),
+            events=store.events(session_id),
+            checkpoints=store.checkpoints(session_id),
+        )
+    data.warnings = list(dict.fromkeys(warnings))
+    return data
 
 
 def render_export(data: SessionExport, fmt: ExportFormat) -> str:
@@ -242,6 +250,9 @@ def render_markdown(data: SessionExport) -> str:
     names = _names(data.summary)
     out = [f"# {_md(_label(session.title)) or 'Untitled session'}", ""]
     out += [f"- {key}: {_md(value)}" for key, value in _session_facts(session)]
+    if data.warnings:
+        out += ["", f"**{_LEFT_OUT}**", ""]
+        out += [f"- {_md(_clean(warning))}" for warning in data.warnings]
 
     heading, text, picks, empty = _result(data.summary)
     out += ["", f"## {_md(heading)}", ""]
@@ -337,6 +348,12 @@ def _html_call(call: CallRecord, names: dict[str, str]) -> Any:
     return _H.article(E.CLASS(f"call status-{_css_token(call.status.value)}"), *parts)
 
 
+def _html_left_out(warnings: list[str]) -> list[Any]:
+    if not warnings:
+        return []
+    return [E.P(E.STRONG(_LEFT_OUT)), E.UL(*[E.LI(_clean(w)) for w in warnings])]
+
+
 def render_html(data: SessionExport) -> str:
     session = data.session
     names = _names(data.summary)
@@ -350,7 +367,8 @@ def render_html(data: SessionExport) -> str:
         E.STYLE(_CSS),
     )
     body = E.BODY(
-        _H.header(E.H1(title), _facts_list(_session_facts(session))),
+        _H.header(E.H1(title), _facts_list(_session_facts(session)),
+                  *_html_left_out(data.warnings)),
         _html_result(data.summary),
         _H.section(
             E.H2("Transcript"), _html_transcript(_transcript(data.summary)), id="transcript"

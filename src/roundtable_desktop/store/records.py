@@ -6,11 +6,12 @@ store/database.py builds these from rows.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
-from roundtable_desktop.domain.calls import CallStatus, last_user_text
+from roundtable_desktop.domain.calls import CallStatus, last_user_text, token_count
 from roundtable_desktop.domain.prompts import LayerText
 
 SessionStatus = Literal["active", "ended"]
@@ -73,6 +74,19 @@ class CallRecord(BaseModel):
     finish_reason: str | None = None
     started_at: float
     finished_at: float | None = None
+
+    # A row written before usage was validated may hold any number: read it as Usage would.
+    @field_validator("prompt_tokens", "completion_tokens", mode="before")
+    @classmethod
+    def _token_count(cls, value: Any) -> int | None:
+        return None if value is None else token_count(value)[0]
+
+    @field_validator("cost_usd", mode="before")
+    @classmethod
+    def _cost(cls, value: Any) -> float | None:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return None
+        return max(float(value), 0.0) if math.isfinite(value) else None
 
     def messages(self) -> list[dict[str, Any]]:
         found = self.request.get("messages")

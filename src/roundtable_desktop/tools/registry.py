@@ -132,9 +132,9 @@ def _query(state: MeetingState) -> str:
 
 
 def _fact_id(state: MeetingState, *, expanded: bool) -> str:
-    matching = [f.id for f in state.facts if f.expanded == expanded and _SAFE_ID.fullmatch(f.id)]
-    others = [f.id for f in state.facts if _SAFE_ID.fullmatch(f.id)]
-    return (matching or others or ["f1"])[0]
+    """The first safe id of a fact in that state, else the first safe id, else "f1"."""
+    safe = [f for f in state.facts if _SAFE_ID.fullmatch(f.id)]
+    return next((f.id for f in safe if f.expanded == expanded), safe[0].id if safe else "f1")
 
 
 def _ids(ids: list[str]) -> str:
@@ -160,8 +160,9 @@ def _ex_top_n(state: MeetingState) -> str:
 
 
 def _ex_mark_seen(state: MeetingState) -> str:
-    ids = [c.id for c in state.candidates if _SAFE_ID.fullmatch(c.id)]
-    return id_literal(ids[-1] if ids else _FALLBACK_IDS[0])
+    # The last safe id: scan from the end rather than the whole list every payload.
+    last = next((c.id for c in reversed(state.candidates) if _SAFE_ID.fullmatch(c.id)), None)
+    return id_literal(last if last is not None else _FALLBACK_IDS[0])
 
 
 def _ex_actor_note(state: MeetingState) -> str:

@@ -177,7 +177,10 @@ class SessionRunner(QObject):
         self._closed = True
         await self._cancel_all()
         if self._handle is not None:
-            self._handle.recorder.flush()
+            try:
+                self._handle.recorder.flush()
+            finally:
+                self._handle.close()  # another process may continue the session now
         await self._close_client(self._choice.client)
 
     # -- internals --------------------------------------------------------------------------
@@ -235,6 +238,8 @@ class SessionRunner(QObject):
         previous, acted = self._handle, self._acted
         self._handle, self._acted = handle, False
         self._bridge.attach(handle)
+        if previous is not None:
+            previous.close()  # the window leaves it: another process may continue it
         if previous is not None and previous.session_id != handle.session_id and not acted:
             self._discard_if_untouched(previous.session_id)
         self.sessionStarted.emit(handle.session_id)

@@ -4,11 +4,16 @@ Holds the provider, base URL, model, MCP bridge URL, and whatever the window sav
 (geometry, dock layout). API keys never pass through here: they go to the OS keyring via
 llm/keys.py, and `set_value` refuses names that look like secrets. The file lives under
 `paths.config_dir()`, so tests that redirect ROUNDTABLE_HOME isolate it.
+
+A file that is not a settings file (binary, notes, a cut section header: Qt would read
+what it could and silently write over the rest) is copied to `settings.ini.bad` and
+started afresh, and `warning` says so for the window to show.
 Must not hold keys, talk to the network, or build clients.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +22,8 @@ from PySide6.QtCore import QSettings
 from roundtable_desktop.llm.providers import PRESETS, ModelSettings
 from roundtable_desktop.paths import config_dir
 from roundtable_desktop.sources.mcp_model import DEFAULT_MCP_URL
+
+log = logging.getLogger(__name__)
 
 SETTINGS_FILE = "settings.ini"
 _SECRET_WORDS = ("key", "secret", "token", "password")
@@ -32,7 +39,32 @@ class AppSettings:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or config_dir() / SETTINGS_FILE
+        # Said once, when a damaged file was set aside; the window shows it.
+        self.warning: str | None = self._set_aside_if_damaged()
         self.qsettings = QSettings(str(self.path), QSettings.Format.IniFormat)
+
+    def _set_aside_if_damaged(self) -> str | None:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return (f"The settings file {self.path} cannot be read ({exc.strerror}): "
+                    "the defaults are used.")
+        why = _damage(raw)
+        if why is None:
+            return None
+        bad = self.path.with_name(self.path.name + ".bad")
+        try:
+            bad.write_bytes(raw)
+            self.path.unlink()
+        except OSError as exc:
+            log.warning("could not set the damaged settings file aside: %s", exc)
+            return (f"The settings file {self.path} is damaged ({why}) and could not be "
+                    f"set aside as {bad.name} ({exc.strerror}): the defaults are used.")
+        log.warning("settings file %s is damaged (%s); kept as %s", self.path, why, bad)
+        return (f"The settings file {self.path} was damaged ({why}): it was kept as "
+                f"{bad.name} and the defaults are used.")
 
     # -- model -------------------------------------------------------------------------
     def model_settings(self) -> ModelSettings:
@@ -83,6 +115,30 @@ class AppSettings:
 
     def sync(self) -> None:
         self.qsettings.sync()
+
+
+def _damage(raw: bytes) -> str | None:
+    """Why `raw` is not a settings file Qt wrote, or None when it is one.
+
+    Qt writes UTF-8 text of `[section]` headers, `key=value` lines (values escaped, so
+    no control characters) and comments; anything else was not written by us.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "it is not text"
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith((";", "#")):
+            continue
+        if any(ch < " " and ch != "\t" for ch in stripped):
+            return "it holds control characters"
+        if stripped.startswith("["):
+            if not stripped.endswith("]"):
+                return "a section header is cut short"
+        elif "=" not in stripped:
+            return "a line is neither a section nor a setting"
+    return None
 
 
 def _float(value: Any, default: float) -> float:
