@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
+from pydantic import ValidationError
 
 from roundtable_desktop.context.document import (
     XHTML_NS,
@@ -59,10 +61,11 @@ def test_every_step_of_a_long_offline_meeting_sends_the_fresh_build(meeting_stat
     assert steps >= 15
 
 
-def test_an_item_changed_in_place_is_rebuilt(meeting_state):
+def test_an_item_replaced_in_its_list_is_rebuilt(meeting_state):
     meeting_state.whiteboard.append(Note(author=meeting_state.actor.id, text="first words"))
     fast_and_full(meeting_state)  # every item cached
-    meeting_state.whiteboard[0].text = "second thoughts"
+    meeting_state.whiteboard[0] = meeting_state.whiteboard[0].model_copy(
+        update={"text": "second thoughts"})
     meeting_state.facts[0] = meeting_state.facts[0].model_copy(update={"expanded": True})
     fast, full = fast_and_full(meeting_state)
     assert fast == full
@@ -156,9 +159,15 @@ def test_the_saved_state_is_pydantics_own_bytes_at_every_step(meeting_state, cat
     assert steps >= 15
 
 
-def test_a_line_changed_in_place_is_saved_changed(meeting):
+def test_a_saved_line_cannot_change_in_place(meeting):
+    with pytest.raises(ValidationError):
+        meeting.state.transcript[-1].text = "rewritten"
+
+
+def test_a_line_replaced_is_saved_changed(meeting):
     meeting.state_json()
-    meeting.state.transcript[-1].text = "rewritten"
+    meeting.state.transcript[-1] = meeting.state.transcript[-1].model_copy(
+        update={"text": "rewritten"})
     meeting.state.whiteboard.append(Note(author="a", text="new"))
     assert meeting.state_json() == saved(meeting)
     assert b"rewritten" in meeting.state_json()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from roundtable_desktop.domain.actors import Actor, Role, UserProfile
 from roundtable_desktop.domain.catalog import Candidate, Fact, Suggestion, WatchItem
@@ -31,6 +31,11 @@ class TranscriptKind(StrEnum):
 
 
 class TranscriptLine(BaseModel):
+    """One line of the meeting's transcript. Frozen: a saved line never changes, so the
+    saved state's encoder may reuse its JSON by identity (protocols/roundtable_saved.py)."""
+
+    model_config = ConfigDict(frozen=True)
+
     actor_id: str | None
     text: str
     kind: TranscriptKind = TranscriptKind.SPOKEN
@@ -38,6 +43,10 @@ class TranscriptLine(BaseModel):
 
 
 class Note(BaseModel):
+    """A whiteboard line or a private note. Frozen, like TranscriptLine."""
+
+    model_config = ConfigDict(frozen=True)
+
     author: str
     text: str
     turn: int = 0

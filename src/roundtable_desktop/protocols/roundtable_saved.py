@@ -3,9 +3,10 @@
 The store saves the state after each action, twice a turn, and most of it has not
 changed: the candidate list (the largest part) rarely does, and the transcript and the
 whiteboard only grow. `SavedStateEncoder` keeps the candidate list's JSON while the list
-holds the same (frozen) candidates, and each transcript and whiteboard line's JSON by its
-content, and joins them with the other fields, giving the bytes pydantic gives for the
-whole `_Saved` model. Bytes, not str: the store takes them as they are, so nothing
+holds the same (frozen) candidates, and the JSON of each transcript and whiteboard line
+(frozen too) while the list starts with the same lines, encoding only the lines added;
+it joins them with the other fields, giving the bytes pydantic gives for the whole
+`_Saved` model. Bytes, not str: the store takes them as they are, so nothing
 decodes and re-encodes a large state.
 Must not change the state or decide what is saved (that is `RoundtableSession.state_dict`).
 """
@@ -13,7 +14,6 @@ Must not change the state or decide what is saved (that is `RoundtableSession.st
 from __future__ import annotations
 
 import operator
-from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
@@ -42,7 +42,6 @@ class _SavedRest(BaseModel):
 _CANDIDATES = TypeAdapter(list[Candidate])
 # Lists of flat lines (every field a plain value), encoded line by line.
 _LINES: dict[str, type[BaseModel]] = {"transcript": TranscriptLine, "whiteboard": Note}
-_MEMO_LIMIT = 20_000  # lines remembered before the memo starts over
 
 
 def _segments() -> list[str | set[str]]:
@@ -77,10 +76,8 @@ class SavedStateEncoder:
         # tuple keeps them alive, so no id is reused while cached.
         self._candidates: tuple[Candidate, ...] = ()
         self._candidates_json = b"[]"
-        # Each line's JSON by object, kept with the field values it was made from: lines
-        # are not frozen, so one whose fields changed is encoded again. Holding the line
-        # keeps its id from being reused.
-        self._lines: dict[int, tuple[BaseModel, dict[str, Any], bytes]] = {}
+        # Per list of lines: the (frozen) lines last encoded and their JSON, in order.
+        self._lines: dict[str, tuple[tuple[BaseModel, ...], list[bytes]]] = {}
 
     def encode(self, meeting: MeetingState, prompts: PromptSnapshot | None, model: str,
                provider: str) -> bytes:
@@ -93,7 +90,7 @@ class SavedStateEncoder:
                 parts.append(b'"candidates":' + self._candidates_text(meeting.candidates))
             else:
                 parts.append(b'"%s":%s' % (segment.encode(), self._lines_text(
-                    _LINES[segment], getattr(meeting, segment))))
+                    segment, getattr(meeting, segment))))
         rest = _SavedRest.__pydantic_serializer__.to_json(
             _SavedRest(prompts=prompts, model=model, provider=provider))
         return b'{"meeting":{' + b",".join(parts) + b"}," + rest[1:]
@@ -105,19 +102,16 @@ class SavedStateEncoder:
             self._candidates_json = _CANDIDATES.dump_json(candidates)
         return self._candidates_json
 
-    def _lines_text(self, model: type[BaseModel], lines: list[Any]) -> bytes:
-        if len(self._lines) > _MEMO_LIMIT:
-            self._lines.clear()
-        serializer = model.__pydantic_serializer__
-        memo = self._lines
-        out = []
-        for line in lines:
-            seen = memo.get(id(line))
-            # The same object with the same field values (lines are not frozen).
-            if seen is not None and seen[0] is line and seen[1] == line.__dict__:
-                out.append(seen[2])
-                continue
-            text = serializer.to_json(line)
-            memo[id(line)] = (line, dict(line.__dict__), text)
-            out.append(text)
-        return b"[" + b",".join(out) + b"]"
+    def _lines_text(self, name: str, lines: list[BaseModel]) -> bytes:
+        seen, texts = self._lines.get(name, ((), []))
+        # Lists only grow in place: when the new one starts with the same objects, only
+        # the lines after them are encoded (identity compared in C, line by line).
+        if len(lines) >= len(seen) and all(map(operator.is_, seen, lines)):
+            new = lines[len(seen):]
+        else:
+            new, texts = lines, []
+        if new:
+            serializer = _LINES[name].__pydantic_serializer__
+            texts = texts + [serializer.to_json(line) for line in new]
+            self._lines[name] = (tuple(lines), texts)
+        return b"[" + b",".join(texts) + b"]"
