@@ -70,3 +70,18 @@ def test_launch_cli_store_export_and_replay_name_no_kind():
                      "protocols.roundtable"):
             assert word not in text, f"{path} names {word!r}"
         assert kind_test.search(text) is None, f"{path} tests for a kind by name"
+
+
+# The roundtable's state model is its domain module; everything else that names it is one
+# of the roundtable's own modules, its name says so.
+ROUNDTABLE_DOMAIN = "src/roundtable_desktop/domain/meeting.py"
+
+
+def test_only_roundtable_modules_of_the_engine_name_its_session_or_state():
+    engine = [p for p in (ROOT / "src/roundtable_desktop").rglob("*.py")
+              if "ui" not in p.relative_to(ROOT / "src/roundtable_desktop").parts[:1]]
+    naming = {str(p.relative_to(ROOT)) for p in engine
+              if re.search(r"\b(MeetingState|RoundtableSession)\b", p.read_text(encoding="utf-8"))}
+    strays = {p for p in naming if not Path(p).stem.startswith("roundtable")}
+    strays -= {ROUNDTABLE_DOMAIN}
+    assert not strays, f"name the roundtable's session or state outside its modules: {strays}"

@@ -19,7 +19,7 @@ from roundtable_desktop.domain.meeting import TranscriptKind
 from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.protocols.roundtable_edit import announce_actor_edit, update_actor
 from roundtable_desktop.tools.parser import parse_reply
-from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS
+from roundtable_desktop.tools.roundtable_tools import ROUNDTABLE_TOOLS
 from roundtable_desktop.ui.dialogs.call_detail_dialog import payload_sections
 from roundtable_desktop.ui.docks.actors_dock import PROMPT_MIN_LINES, ActorsDock
 from roundtable_desktop.ui.docks.calls_dock import ALL_PURPOSES, COLUMNS, CallsDock

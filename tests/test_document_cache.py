@@ -13,12 +13,6 @@ from hypothesis import strategies as st
 from lxml import etree
 from pydantic import ValidationError
 
-from roundtable_desktop.context.document import (
-    XHTML_NS,
-    ToolLine,
-    build_roundtable_document,
-    serialize_roundtable_document,
-)
 from roundtable_desktop.context.payload import (
     SLOT_MARK,
     Slots,
@@ -26,13 +20,19 @@ from roundtable_desktop.context.payload import (
     serialize,
     serialize_slotted,
 )
+from roundtable_desktop.context.roundtable_document import (
+    XHTML_NS,
+    ToolLine,
+    build_roundtable_document,
+    serialize_roundtable_document,
+)
 from roundtable_desktop.domain.meeting import MeetingState, Note, TranscriptKind, TranscriptLine
 from roundtable_desktop.domain.text import label_text
 from roundtable_desktop.protocols.roundtable import RoundtableSession
 from roundtable_desktop.protocols.roundtable_saved import saved_json
 from roundtable_desktop.protocols.roundtable_setup import new_meeting_state
 from roundtable_desktop.sources.mock_catalog import MockCatalog
-from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS
+from roundtable_desktop.tools.roundtable_tools import ROUNDTABLE_TOOLS
 from tests.engine_fixtures import offline
 
 TOOLS = [ToolLine(signature="passTurn()", doc="End your turn.", example="CALL: passTurn()")]

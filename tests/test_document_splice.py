@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
-from roundtable_desktop.context.document import (
+from roundtable_desktop.context.payload import serialize
+from roundtable_desktop.context.roundtable_document import (
     ToolLine,
     build_roundtable_document,
     serialize_roundtable_document,
 )
-from roundtable_desktop.context.payload import serialize
 from roundtable_desktop.domain.meeting import MeetingState
 from roundtable_desktop.protocols.roundtable import RoundtableSession
 from tests.engine_fixtures import offline

@@ -16,7 +16,7 @@ from roundtable_desktop.domain.meeting import TranscriptKind
 from roundtable_desktop.protocols.base import SEND, Action
 from roundtable_desktop.protocols.headless import drive_headless
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.tools.executor import MAX_CALLS_PER_REPLY
+from roundtable_desktop.tools.roundtable_executor import MAX_CALLS_PER_REPLY
 from tests.engine_fixtures import act
 
 # 5,000 CALL: lines, none of which can run: unknown ids, and every fourth line unreadable.

@@ -9,7 +9,7 @@ from roundtable_desktop.domain.catalog import Suggestion, WatchItem
 from roundtable_desktop.domain.meeting import Note
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.tools.parser import parse_reply
-from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS
+from roundtable_desktop.tools.roundtable_tools import ROUNDTABLE_TOOLS
 
 
 def _reply(meeting) -> str:

@@ -23,7 +23,7 @@ from roundtable_desktop.protocols.launch import start_session
 from roundtable_desktop.protocols.session_export import export_session
 from roundtable_desktop.sources.mock_catalog import MockCatalog
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS
+from roundtable_desktop.tools.roundtable_tools import ROUNDTABLE_TOOLS
 from tests.fakes.scripted_model import ScriptedClient
 
 KEY = "sk-prop-Zq81LmW0vXy3Hb7TnC4e"

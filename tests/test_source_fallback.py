@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from roundtable_desktop.cli import main
-from roundtable_desktop.context.document import build_roundtable_document
 from roundtable_desktop.context.payload import serialize
+from roundtable_desktop.context.roundtable_document import build_roundtable_document
 from roundtable_desktop.domain.meeting import MeetingState
 from roundtable_desktop.domain.tools import Arg, ToolCall, ToolStatus
 from roundtable_desktop.llm.keys import YOUTUBE_KEY, KeyStore
@@ -18,7 +18,7 @@ from roundtable_desktop.sources.fallback import FallbackSource
 from roundtable_desktop.sources.mock_catalog import MockCatalog
 from roundtable_desktop.sources.youtube import YouTubeSource
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.tools.executor import execute_calls
+from roundtable_desktop.tools.roundtable_executor import execute_calls
 from tests.fakes.youtube_fixture import FakeYouTube, fake_youtube  # noqa: F401
 
 KEY = "AIzaFAKE-youtube-SECRET-0987654321"

@@ -15,11 +15,11 @@ from roundtable_desktop.domain.catalog import Candidate, Fact, Suggestion
 from roundtable_desktop.domain.meeting import MeetingState, TranscriptKind
 from roundtable_desktop.domain.tools import ToolCall, ToolResult, ToolStatus
 from roundtable_desktop.sources.base import SourceError, SourceResult
-from roundtable_desktop.tools import executor
-from roundtable_desktop.tools.arguments import is_placeholder
-from roundtable_desktop.tools.executor import ExecutionReport, execute_calls
+from roundtable_desktop.tools import roundtable_executor as executor
 from roundtable_desktop.tools.parser import parse_reply
-from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS, tools_for_role
+from roundtable_desktop.tools.roundtable_arguments import is_placeholder
+from roundtable_desktop.tools.roundtable_executor import ExecutionReport, execute_calls
+from roundtable_desktop.tools.roundtable_tools import ROUNDTABLE_TOOLS, tools_for_role
 
 
 def candidate(cid: str, title: str, **fields: object) -> Candidate:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from roundtable_desktop.domain.tools import ToolCall
 from roundtable_desktop.tools.parser import ParsedReply, parse_reply
-from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS
+from roundtable_desktop.tools.roundtable_tools import ROUNDTABLE_TOOLS
 
 KNOWN = tuple(ROUNDTABLE_TOOLS)
 

@@ -21,6 +21,8 @@ from pydantic import BaseModel
 from roundtable_desktop.context.tokens import estimate_tokens
 
 XHTML_NS = "http://www.w3.org/1999/xhtml"
+# The id of every context-window document's root: the view and the parser find it by it.
+CONTEXT_ID = "context-window"
 INDENT = "  "
 # Where a slot's items go in a serialized skeleton. U+2066 is a bidi control: clean_text
 # removes it from every text and attribute a document holds, so no text can forge it.

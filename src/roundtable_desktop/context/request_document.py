@@ -25,7 +25,7 @@ from typing import Any
 
 from lxml import etree
 
-from roundtable_desktop.context.document import CONTEXT_ID
+from roundtable_desktop.context.payload import CONTEXT_ID
 from roundtable_desktop.context.sanitize import clean_text
 from roundtable_desktop.context.xml_chars import (
     append_text,

@@ -14,11 +14,6 @@ from functools import lru_cache
 from typing import Any
 
 from roundtable_desktop.context.budget import DEFAULT_BUDGET, BudgetExceeded, fit_to_budget
-from roundtable_desktop.context.document import (
-    ToolLine,
-    build_roundtable_document,
-    serialize_roundtable_document,
-)
 from roundtable_desktop.context.layers import (
     LayerText,
     PromptSnapshot,
@@ -28,6 +23,11 @@ from roundtable_desktop.context.layers import (
 )
 from roundtable_desktop.context.payload import section_sizes, serialize
 from roundtable_desktop.context.request_document import render_request
+from roundtable_desktop.context.roundtable_document import (
+    ToolLine,
+    build_roundtable_document,
+    serialize_roundtable_document,
+)
 from roundtable_desktop.domain.actors import Role
 from roundtable_desktop.domain.calls import CallStatus, ChatMessage, ChatRequest
 from roundtable_desktop.domain.events import (
@@ -62,14 +62,14 @@ from roundtable_desktop.protocols.roundtable_mcp import attach_mcp, detach_mcp
 from roundtable_desktop.protocols.roundtable_saved import SavedStateEncoder
 from roundtable_desktop.protocols.roundtable_summary import meeting_summary
 from roundtable_desktop.sources.base import CandidateSource
-from roundtable_desktop.tools.executor import (
+from roundtable_desktop.tools.parser import parse_reply
+from roundtable_desktop.tools.roundtable_executor import (
     MAX_CALLS_PER_REPLY,
     McpSearch,
     brief_call,
     execute_calls,
 )
-from roundtable_desktop.tools.parser import parse_reply
-from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS, ToolSpec, tools_for_role
+from roundtable_desktop.tools.roundtable_tools import ROUNDTABLE_TOOLS, ToolSpec, tools_for_role
 
 PROMPT_LAYERS = ["system", "protocol"]
 

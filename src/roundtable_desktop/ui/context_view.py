@@ -29,7 +29,7 @@ from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWidgets import QSplitter, QTabBar, QVBoxLayout, QWidget
 
-from roundtable_desktop.context.document import CONTEXT_ID
+from roundtable_desktop.context.payload import CONTEXT_ID
 from roundtable_desktop.context.request_document import render_request
 from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.domain.events import (

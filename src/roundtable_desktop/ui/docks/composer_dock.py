@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from roundtable_desktop.domain.actors import Role
 from roundtable_desktop.domain.events import ActionFinished, ActionStarted
-from roundtable_desktop.tools.registry import id_literal
+from roundtable_desktop.tools.roundtable_tools import id_literal
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, plain_tooltip
 

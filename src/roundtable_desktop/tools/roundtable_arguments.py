@@ -10,7 +10,7 @@ import re
 
 from roundtable_desktop.domain.meeting import MeetingState
 from roundtable_desktop.domain.tools import Arg, ToolCall, ToolStatus
-from roundtable_desktop.tools.registry import Param, ToolSpec
+from roundtable_desktop.tools.roundtable_tools import Param, ToolSpec
 
 
 def clip(value: str, limit: int) -> str:

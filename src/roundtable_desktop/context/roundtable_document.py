@@ -19,6 +19,7 @@ from functools import lru_cache
 from lxml import etree
 
 from roundtable_desktop.context.payload import (
+    CONTEXT_ID,
     XHTML_NS,
     Item,
     Slots,
@@ -33,7 +34,6 @@ from roundtable_desktop.domain.actors import Role
 from roundtable_desktop.domain.catalog import Candidate
 from roundtable_desktop.domain.meeting import MeetingState, TranscriptKind
 
-CONTEXT_ID = "context-window"
 SECTION_ORDER = (
     "actor-prompt",
     "meeting-protocol",

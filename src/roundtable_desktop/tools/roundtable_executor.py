@@ -22,7 +22,7 @@ from roundtable_desktop.domain.catalog import Candidate, Suggestion, WatchItem
 from roundtable_desktop.domain.meeting import MeetingState, Note, TranscriptKind, TranscriptLine
 from roundtable_desktop.domain.tools import Arg, ToolCall, ToolResult, ToolStatus
 from roundtable_desktop.sources.base import CandidateSource, SourceError, SourceResult
-from roundtable_desktop.tools.arguments import (
+from roundtable_desktop.tools.roundtable_arguments import (
     Refusal,
     candidate_id,
     check_arity,
@@ -32,7 +32,7 @@ from roundtable_desktop.tools.arguments import (
     positive_count,
     text,
 )
-from roundtable_desktop.tools.registry import ROUNDTABLE_TOOLS, ToolSpec
+from roundtable_desktop.tools.roundtable_tools import ROUNDTABLE_TOOLS, ToolSpec
 
 McpSearch = Callable[[str], Awaitable[SourceResult]]
 
