@@ -61,12 +61,12 @@ def test_continue_resumes_where_the_session_stopped(db, capsys):
     ("argv", "says"),
     [
         (["export", "--format", "md"], "There is no session store at"),
-        (["run", "--kind", "debate", "--turns", "1"], "not built yet"),
+        (["run", "--kind", "debate", "--deck", "nope", "--turns", "1"], "no deck 'nope'"),
         (["run", "--base-url", "https://api.example.invalid/v1", "--turns", "1"], "No API key"),
         (["run", "--base-url", "ftp://x", "--turns", "1"], "must start with http"),
         (["run", "--continue", "zzzz", "--turns", "1"], "zzzz"),
     ],
-    ids=["export-empty", "planned-kind", "missing-key", "bad-url", "unknown-session"],
+    ids=["export-empty", "unknown-deck", "missing-key", "bad-url", "unknown-session"],
 )
 def test_errors_are_one_clear_line_and_a_nonzero_exit(argv, says, db, capsys):
     code = main([*argv, "--db", str(db)])
@@ -176,15 +176,17 @@ def test_sessions_says_so_when_there_are_none(db, capsys):
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _streamed_text_stored(db: Path) -> bool:
-    """A call row of another process's store holds streamed text (it is mid-reply)."""
+def _streamed_text_stored(db: Path, containing: str = "") -> bool:
+    """A call row of another process's store holds streamed text (it is mid-reply), with
+    `containing` in it."""
     if not db.exists():
         return False
     try:
         con = sqlite3.connect(db, timeout=1)
         try:
             row = con.execute("SELECT 1 FROM calls WHERE status = 'pending' "
-                              "AND length(response_text) > 0").fetchone()
+                              "AND length(response_text) > 0 AND instr(response_text, ?) > 0",
+                              (containing,)).fetchone()
         finally:
             con.close()
     except sqlite3.Error:
@@ -205,7 +207,8 @@ def test_sigterm_cancels_the_call_keeps_its_text_saves_and_exits_143(fake_openai
     )
     try:
         deadline = time.monotonic() + 20
-        while not _streamed_text_stored(db):
+        # Stored text is flushed on a timer, so it may end mid-word: wait for a word.
+        while not _streamed_text_stored(db, containing="slowly"):
             assert time.monotonic() < deadline, "no streamed text was stored"
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.05)
@@ -260,3 +263,8 @@ def test_a_deadline_that_is_not_a_positive_number_is_refused(value, db, capsys):
     code = main(["run", "--offline", "--turns", "1", "--deadline", value, "--db", str(db)])
     assert code == 2
     assert "--deadline" in capsys.readouterr().err
+
+
+def test_serve_files_refuses_a_path_that_is_not_a_folder(tmp_path, capsys):
+    assert main(["serve-files", str(tmp_path / "nothing")]) != 0
+    assert "is not a folder" in capsys.readouterr().err

@@ -21,13 +21,13 @@ from roundtable_desktop.protocols.roundtable_edit import announce_actor_edit, up
 from roundtable_desktop.tools.parser import parse_reply
 from roundtable_desktop.tools.roundtable_tools import ROUNDTABLE_TOOLS
 from roundtable_desktop.ui.dialogs.call_detail_dialog import payload_sections
-from roundtable_desktop.ui.docks.actors_dock import PROMPT_MIN_LINES, ActorsDock
 from roundtable_desktop.ui.docks.calls_dock import ALL_PURPOSES, COLUMNS, CallsDock
-from roundtable_desktop.ui.docks.candidates_dock import TITLE_SHARE, CandidatesDock
-from roundtable_desktop.ui.docks.composer_dock import ComposerDock
 from roundtable_desktop.ui.docks.polygon_dock import PENDING_GLOW, SPEAKER_COLOUR, PolygonDock
+from roundtable_desktop.ui.docks.roundtable_actors_dock import PROMPT_MIN_LINES, ActorsDock
+from roundtable_desktop.ui.docks.roundtable_candidates_dock import TITLE_SHARE, CandidatesDock
+from roundtable_desktop.ui.docks.roundtable_composer_dock import ComposerDock
+from roundtable_desktop.ui.docks.roundtable_whiteboard_dock import WhiteboardDock
 from roundtable_desktop.ui.docks.transcript_dock import REFUSAL_COLOUR, TOOL_COLOUR, TranscriptDock
-from roundtable_desktop.ui.docks.whiteboard_dock import WhiteboardDock
 from roundtable_desktop.ui.theme import DARK_INKS, apply_theme, colors
 from tests.fakes.live_meeting import LiveMeeting, start_live_meeting
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QWidget
 
 from roundtable_desktop.domain.summary import ResultItem, ResultSection
 from roundtable_desktop.protocols.kinds import register_kind
+from roundtable_desktop.ui.docks.roundtable_dock import meeting_state
 from roundtable_desktop.ui.end_panel import TITLE_SCALE, EndPanel
 from roundtable_desktop.ui.main_window import VIEW_KEEP_LINES, MainWindow
 from roundtable_desktop.ui.theme import point_size
@@ -80,7 +81,7 @@ def test_a_finished_meeting_shows_its_final_suggestions_in_the_end_panel(qtbot, 
 
     finish_roundtable(qtbot, window)
 
-    state = window.bridge.state()
+    state = meeting_state(window.bridge)
     panel = window.end_panel
     calls = len(window.runner.store.calls(window.bridge.session_id()))
     assert panel.heading_text() == "Final suggestions"

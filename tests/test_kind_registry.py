@@ -62,11 +62,6 @@ def test_the_registry_lists_the_built_kinds_and_a_registered_one():
     assert "panel" in kind_names()
 
 
-def test_a_planned_kind_says_it_is_not_built_yet():
-    with pytest.raises(UnknownKind, match="not built yet"):
-        kind_spec("debate")
-
-
 def test_an_unknown_kind_names_the_kinds_that_exist():
     with pytest.raises(UnknownKind, match="roundtable"):
         kind_spec("chess")
@@ -77,7 +72,7 @@ def test_roundtable_kinds_lists_every_kind_with_its_scenarios(capsys):
     out = capsys.readouterr().out
     assert "roundtable" in out and "scenario default" in out
     assert "panel" in out and "scenario tabs: Tabs or spaces?" in out
-    assert "debate" in out and "not built yet" in out
+    assert "debate" in out and "scenario ai-regulation: AI regulation" in out
 
 
 # -- shown is sent ------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from lxml import etree
 from PySide6.QtCore import Qt
 
 from roundtable_desktop.sources.mcp_process import BundledServer
-from roundtable_desktop.ui.docks.mcp_dock import McpDock
+from roundtable_desktop.ui.docks.roundtable_mcp_dock import McpDock
 from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.mcp_controller import is_bundled_address
 from tests.fakes.mcp_fixture import bundled_mcp, server_env, start_server  # noqa: F401

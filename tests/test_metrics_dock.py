@@ -1,14 +1,19 @@
 """The Metrics dock: a point per finished call (x = call number, latency and tokens), one
 curve per purpose or per participant, for any kind (shared events only); a shown session
-(attach, replay) is reloaded from the store; colours follow the theme."""
+(attach, replay) is reloaded from the store; colours follow the theme. Before the first
+call a sentence says what will appear; in a laptop's low bottom row the plots sit side
+by side, each tall enough to read (geometry, not pixels)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtGui import QFontMetricsF
 
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatMessage, ChatRequest, Usage
 from roundtable_desktop.domain.events import CallFinished, CallStarted
@@ -16,7 +21,8 @@ from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.protocols.kinds import register_kind
 from roundtable_desktop.protocols.launch import start_session
 from roundtable_desktop.protocols.replay_state import replay_session
-from roundtable_desktop.ui.docks.metrics_dock import MetricsDock
+from roundtable_desktop.ui.dock_set import DOCK_BODY_MIN
+from roundtable_desktop.ui.docks.metrics_dock import PLACEHOLDER, MetricsDock
 from roundtable_desktop.ui.theme import DARK, DARK_INKS, LIGHT_INKS, apply_theme
 from tests.fakes.live_meeting import start_live_meeting
 from tests.fakes.live_panel import LivePanel, start_live_panel
@@ -164,3 +170,75 @@ def test_the_legend_names_each_curve_in_its_colour_as_plain_text(qtbot, panel):
     assert f'color:{LIGHT_INKS.tool}">━━</span>&nbsp;stance' in legend
     assert f'color:{LIGHT_INKS.live}">━━</span>&nbsp;&lt;b&gt;odd&lt;/b&gt;' in legend
     assert dock.latency_plot.getAxis("bottom").range[0] <= 1 - 0.4  # call 1 drawn whole
+
+
+# -- before the first call, and on a laptop ------------------------------------------------
+def rect_in(dock: MetricsDock, widget) -> QRect:  # type: ignore[no-untyped-def]
+    return QRect(widget.mapTo(dock, QPoint(0, 0)), widget.size())
+
+
+def test_with_no_calls_yet_a_sentence_stands_where_the_plots_will_be(qtbot, panel):
+    dock = dock_for(qtbot, panel.bridge)
+
+    assert dock.showing_placeholder()
+    assert dock.placeholder.isVisible() and not dock.latency_plot.isVisible()
+    assert dock.placeholder.text() == PLACEHOLDER
+
+    panel.act("ask")
+
+    assert not dock.showing_placeholder()
+    assert dock.latency_plot.isVisible() and dock.tokens_plot.isVisible()
+
+
+@pytest.mark.parametrize("zoom", [1.0, 1.4])
+def test_the_dock_never_needs_more_room_than_a_laptops_bottom_row_gives(qtbot, panel, zoom):
+    dock = dock_for(qtbot, panel.bridge)
+    apply_theme(dock, "light", zoom)
+    panel.act("ask")
+
+    least = dock.widget().minimumSizeHint()
+
+    assert least.width() <= DOCK_BODY_MIN[0] and least.height() <= DOCK_BODY_MIN[1]
+
+
+def test_in_a_wide_low_dock_the_plots_sit_side_by_side_each_readable(qtbot, panel):
+    dock = dock_for(qtbot, panel.bridge)
+    panel.act("ask")
+
+    dock.resize(620, 230)  # the bottom row of a 1366x768 window
+
+    qtbot.waitUntil(lambda: dock.plots_side_by_side() and rect_in(
+        dock, dock.latency_plot).right() < rect_in(dock, dock.tokens_plot).left())
+    latency, tokens = rect_in(dock, dock.latency_plot), rect_in(dock, dock.tokens_plot)
+    line = dock.fontMetrics().height()
+    assert not latency.intersects(tokens)
+    for plot in (latency, tokens):
+        assert dock.rect().contains(plot)
+        assert plot.height() >= 4 * line and plot.width() >= 12 * line
+
+
+def test_in_a_tall_dock_the_plots_sit_one_above_the_other(qtbot, panel):
+    dock = dock_for(qtbot, panel.bridge)
+    panel.act("ask")
+
+    dock.resize(420, 640)
+
+    qtbot.waitUntil(lambda: not dock.plots_side_by_side() and rect_in(
+        dock, dock.latency_plot).bottom() < rect_in(dock, dock.tokens_plot).top())
+
+
+@pytest.mark.parametrize("zoom", [1.0, 1.4, 2.0])
+def test_value_labels_never_run_into_one_another_on_a_short_plot(qtbot, panel, zoom):
+    dock = dock_for(qtbot, panel.bridge)
+    apply_theme(dock, "dark", zoom)
+    panel.act("ask")
+    axis = dock.tokens_plot.getAxis("left")
+    line = QFontMetricsF(axis.style["tickFont"]).height()
+    size = 3 * line  # a plot three lines of its labels high
+
+    levels = axis.tickValues(5380.0, 5920.0, size)
+
+    shown = [v for _, values in levels for v in values]
+    assert 1 <= len(shown) <= 2
+    gaps = [(b - a) / (5920 - 5380) * size for a, b in pairwise(shown)]
+    assert all(gap >= line for gap in gaps)

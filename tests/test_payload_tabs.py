@@ -21,7 +21,7 @@ from roundtable_desktop.protocols.base import PendingPayload
 from roundtable_desktop.protocols.kinds import register_kind
 from roundtable_desktop.protocols.payloads import chat_payload
 from roundtable_desktop.ui.context_view import APPLICATION_WORLD, ContextView
-from roundtable_desktop.ui.payload_tabs import MAX_TABS, PayloadTabs, TabState
+from roundtable_desktop.ui.payload_tabs import ENDED_NOTE, MAX_TABS, PayloadTabs, TabState
 from tests.fakes.live_panel import LivePanel, start_live_panel
 from tests.fakes.panel_kind import PANEL
 from tests.fakes.scripted_model import ScriptedClient
@@ -184,6 +184,45 @@ def test_a_shown_document_is_one_tab_with_the_given_caption():
     tabs.show_only("<article/>", "Replay — as sent", "Round 1: Ada")
 
     assert [(t.title, t.caption) for t in tabs.tabs] == [("Round 1: Ada", "Replay — as sent")]
+
+
+def test_a_shown_call_carries_its_reply_and_how_it_ended():
+    tabs = PayloadTabs()
+
+    (tab,) = [tabs.show_only("<article/>", "Replay — as sent", "Round 1: Ada", call_id="c1",
+                             outcome=CallOutcome(status=CallStatus.OK, text="For.",
+                                                 latency_ms=1200))]
+
+    assert tab.call_id == "c1" and tab.reply == "For."
+    assert tab.reply_heading().startswith("Reply — done in 1.20 s")
+
+
+def test_once_ended_the_last_finished_calls_stay_and_nothing_is_next():
+    tabs = PayloadTabs()
+    tabs.follow(ROUND)
+    for i, p in enumerate(ROUND):  # both at once
+        tabs.call_started(f"c{i}", p.label, p.actor_id, body(p), never)
+    for i in range(2):
+        tabs.call_finished(f"c{i}", ok(f"reply {i}"))
+
+    tabs.ended(lambda: pytest.fail("the finished calls are the last step"))
+
+    assert [t.state for t in tabs.tabs] == [TabState.LAST, TabState.LAST]
+    assert [t.reply for t in tabs.tabs] == ["reply 0", "reply 1"]
+    assert tabs.tabs[0].caption == f"Last request — Round 1: Ada {ENDED_NOTE}"
+    assert all("Next payload" not in t.caption for t in tabs.tabs)
+
+
+def test_once_ended_with_only_a_next_payload_the_last_calls_replace_it():
+    tabs = PayloadTabs()
+    tabs.follow(ROUND[:1])  # what the meeting would send, had it not ended
+    stored = tabs.last_call_tab("c9", "Turn 9: Ada", "ada", "<article/>", ok("Done."))
+
+    tabs.ended(lambda: [stored])
+
+    assert tabs.tabs == [stored]
+    assert stored.caption == f"Last request — Turn 9: Ada {ENDED_NOTE}"
+    assert stored.title == "✓ Turn 9: Ada" and stored.reply == "Done."
 
 
 # -- the view, with the panel kind ---------------------------------------------------------

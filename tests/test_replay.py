@@ -14,9 +14,10 @@ from roundtable_desktop.context.request_document import messages_from_document
 from roundtable_desktop.domain.meeting import MeetingState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
-from roundtable_desktop.ui.docks.actors_dock import ActorsDock
-from roundtable_desktop.ui.docks.candidates_dock import CandidatesDock
-from roundtable_desktop.ui.docks.composer_dock import ComposerDock
+from roundtable_desktop.ui.docks.roundtable_actors_dock import ActorsDock
+from roundtable_desktop.ui.docks.roundtable_candidates_dock import CandidatesDock
+from roundtable_desktop.ui.docks.roundtable_composer_dock import ComposerDock
+from roundtable_desktop.ui.docks.roundtable_dock import meeting_state
 from roundtable_desktop.ui.docks.transcript_dock import TranscriptDock
 from roundtable_desktop.ui.replay_bar import ReplayBar, replay_steps
 from tests.fakes.live_meeting import LiveMeeting, start_live_meeting
@@ -73,7 +74,7 @@ def test_docks_show_the_state_of_the_step(qtbot, recorded, replay):
     for k in (0, len(steps) // 2, len(steps) - 1):
         replay.set_step(k)
         state = MeetingState.model_validate(steps[k].state["meeting"])
-        assert bridge.read_only and bridge.state() == state
+        assert bridge.read_only and meeting_state(bridge) == state
         assert transcript.text().splitlines()[-1].endswith(state.transcript[-1].text)
         assert actors.current_marked_id() == state.actor.id
         assert candidates.candidate_ids() == [c.id for c in state.candidates]

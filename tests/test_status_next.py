@@ -17,6 +17,7 @@ from PySide6.QtGui import QKeySequence
 
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.protocols.kinds import register_kind
+from roundtable_desktop.ui.docks.roundtable_dock import meeting_state
 from roundtable_desktop.ui.elided_label import ELLIPSIS
 from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.session_runner import ClientChoice
@@ -125,8 +126,8 @@ def test_the_human_seat_tick_applies_at_once_and_says_where_to_write(qtbot, make
     transcript.raise_()
     qtbot.waitUntil(lambda: composer.visibleRegion().isEmpty(), timeout=WAIT_MS)
     actors = window.docks["actorsDock"]
-    name = window.bridge.state().actor.name
-    actors.select_actor(window.bridge.state().actor.id)
+    name = meeting_state(window.bridge).actor.name
+    actors.select_actor(meeting_state(window.bridge).actor.id)
 
     actors.human_check.click()  # and nothing else: no Apply changes
 
@@ -162,7 +163,7 @@ def test_while_calls_stream_the_status_names_what_may_still_be_done(qtbot, make_
 
 def test_one_stream_is_named_with_its_speaker(qtbot, make_window):
     window = make_window(paced())
-    name = window.bridge.state().actor.name
+    name = meeting_state(window.bridge).actor.name
 
     window.toolbar.qactions["infer"].trigger()
 

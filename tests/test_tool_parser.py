@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from roundtable_desktop.domain.text import storable_text
 from roundtable_desktop.domain.tools import ToolCall
 from roundtable_desktop.tools.parser import ParsedReply, parse_reply
 from roundtable_desktop.tools.roundtable_tools import ROUNDTABLE_TOOLS
@@ -425,6 +426,12 @@ def test_a_canonical_call_line_is_found_wherever_it_sits(
 def test_any_note_in_a_canonical_string_argument_comes_back_exactly(
     before: str, after: str, note: str
 ) -> None:
+    # Exactly, but storable: a lone surrogate (escaped in the JSON) comes back as U+FFFD.
     line = f"CALL: addWhiteboard({json.dumps(note)})"
     reply = parse(f"{before}\n{line}\n{after}")
-    assert [c.values() for c in reply.calls if c.raw == line] == [[note]]
+    assert [c.values() for c in reply.calls if c.raw == line] == [[storable_text(note)]]
+
+
+def test_a_lone_surrogate_escaped_in_an_argument_comes_back_as_the_replacement_character():
+    reply = parse('CALL: addWhiteboard("a\\ud800b")')
+    assert [c.values() for c in reply.calls] == [["a\ufffdb"]]

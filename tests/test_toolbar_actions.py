@@ -15,7 +15,8 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
 
 from roundtable_desktop.protocols.base import Action
-from roundtable_desktop.protocols.kinds import PLANNED_KINDS, register_kind
+from roundtable_desktop.protocols.kinds import kind_names, register_kind
+from roundtable_desktop.ui.docks.roundtable_dock import meeting_state
 from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.session_runner import ClientChoice
 from tests.fakes.paced_client import PacedClient
@@ -62,7 +63,7 @@ def rect_in(window: QWidget, widget: QWidget) -> QRect:
 def make_human(window: MainWindow) -> None:
     """Tick Human seat for the actor whose turn it is, as a user does in the Actors dock."""
     actors = window.docks["actorsDock"]
-    actors.select_actor(window.bridge.state().actor.id)
+    actors.select_actor(meeting_state(window.bridge).actor.id)
     actors.human_check.click()
 
 
@@ -147,15 +148,15 @@ def test_another_kind_gets_its_own_actions_in_the_toolbar_and_the_session_menu(
 
 
 # -- the pickers -----------------------------------------------------------------------------
-def test_the_kind_picker_lists_registered_kinds_and_the_planned_ones_disabled(make_window):
+def test_the_kind_picker_lists_every_registered_kind_enabled(make_window):
     window = make_window(start=False)
     model = window.toolbar.kind_combo.model()
 
     enabled = {model.item(row).data(Qt.ItemDataRole.UserRole): model.item(row).isEnabled()
                for row in range(model.rowCount())}
 
-    assert enabled["roundtable"] and enabled["panel"] and enabled["openfloor"]
-    assert all(enabled[kind] is False for kind in PLANNED_KINDS)
+    assert list(enabled) == kind_names()
+    assert all(enabled.values())
 
 
 def test_choosing_a_kind_lists_its_scenarios_and_starts_a_session_of_it(qtbot, make_window):
@@ -222,7 +223,7 @@ def test_with_no_human_seat_dock_a_text_action_asks_for_its_text(qtbot, make_win
 
 def test_the_roundtable_send_action_sends_what_the_human_seat_wrote(qtbot, make_window):
     window = make_window()
-    state = window.bridge.state()
+    state = meeting_state(window.bridge)
     make_human(window)
     composer = window.docks["composerDock"]
     qtbot.waitUntil(lambda: window.toolbar.qactions["send"].isEnabled(), timeout=WAIT_MS)

@@ -108,6 +108,8 @@ def test_stop_finalizes_each_entry_after_its_own_text(qtbot, held):
     dock = dock_for(qtbot, held)
     task = held.start("ask")
     qtbot.waitUntil(lambda: len(dock.live_calls()) == 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: entry(dock, ADA_HEADER) == entry(dock, BO_HEADER) == '{"stance": ',
+                    timeout=WAIT_MS)  # each has its first word (a busy machine is slower)
 
     held.session.stop()
 

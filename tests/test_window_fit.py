@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QRect
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabBar, QWidget
 
 from roundtable_desktop.app import PRESENTER_ZOOM
@@ -153,6 +154,47 @@ def test_streaming_and_long_status_texts_never_widen_the_window(qtbot, make_wind
     assert window.status.minimumSizeHint().width() < screen.width() // 2
 
 
+# -- the Metrics dock ---------------------------------------------------------------------
+
+
+def test_on_a_laptop_the_metrics_plots_are_readable_in_the_bottom_row(qtbot, make_window):
+    window = _launch_on(qtbot, make_window, SCREENS["laptop"])
+    metrics = window.docks["metricsDock"]
+    metrics.raise_()
+    assert metrics.showing_placeholder()  # no call yet: a sentence, not empty axes
+    perform(qtbot, window, "infer")
+    perform(qtbot, window, "run_tools")
+
+    def plot_rects() -> tuple[QRect, QRect]:
+        return (QRect(metrics.latency_plot.mapTo(window, QPoint(0, 0)),
+                      metrics.latency_plot.size()),
+                QRect(metrics.tokens_plot.mapTo(window, QPoint(0, 0)),
+                      metrics.tokens_plot.size()))
+
+    qtbot.waitUntil(lambda: metrics.plots_side_by_side()
+                    and plot_rects()[0].right() < plot_rects()[1].left(), timeout=WAIT_MS)
+    line = metrics.fontMetrics().height()
+    for plot in plot_rects():
+        assert window.rect().contains(plot)
+        assert plot.height() >= 4 * line and plot.width() >= 12 * line
+    assert outside(window) == []
+
+
+def test_on_a_laptop_the_actor_list_ends_long_names_instead_of_scrolling_sideways(
+    qtbot, make_window
+):
+    window = _launch_on(qtbot, make_window, SCREENS["laptop"])
+    actors = window.docks["actorsDock"]
+    names = actors.actor_list
+    window.resizeDocks([actors], [260], Qt.Orientation.Horizontal)  # a narrow column
+
+    qtbot.waitUntil(lambda: any(
+        names.fontMetrics().horizontalAdvance(names.item(row).text())
+        > names.viewport().width() for row in range(names.count())), timeout=WAIT_MS)
+    assert not names.horizontalScrollBar().isVisible()
+    assert names.textElideMode() == Qt.TextElideMode.ElideRight
+
+
 # -- toolbar ------------------------------------------------------------------------------
 
 
@@ -171,12 +213,18 @@ def test_on_a_laptop_at_presenter_zoom_the_toolbar_overflows_and_stop_stays(
     assert overflow is not None and overflow.isVisible()
 
 
-def test_every_toolbar_action_is_also_in_the_session_menu(make_window):
-    window = make_window(start=False)
+def test_every_toolbar_action_is_also_in_the_session_menu(qtbot, make_window):
+    window = make_window()  # a meeting: the toolbar lists what it offers
+    offered = {spec.id: spec for spec in window.runner.actions()}
+    qtbot.waitUntil(lambda: set(window.toolbar.qactions) == set(offered), timeout=WAIT_MS)
 
-    menu_actions = set(window.menus.session_menu.actions())
+    menu_actions = window.menus.session_menu.actions()
 
-    assert set(window.toolbar.qactions.values()) <= menu_actions
+    assert {"infer", "run_tools", "next_turn", "auto", "stop"} <= set(offered)
+    for action_id, qaction in window.toolbar.qactions.items():
+        assert qaction in menu_actions, action_id  # the same QAction, its shortcut too
+        assert qaction.shortcut().toString() == QKeySequence(
+            offered[action_id].shortcut).toString()
 
 
 # -- status -------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from roundtable_desktop.protocols.kinds import register_kind
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.dock_set import SHARED_DOCKS, DockSpec, placement_order
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.docks.roundtable_dock import meeting_state
 from roundtable_desktop.ui.kinds import WindowKind, register_window_kind, window_kind
 from roundtable_desktop.ui.main_window import MainWindow
 from tests.fakes.panel_kind import PANEL
@@ -147,7 +148,7 @@ def test_going_back_to_roundtable_rebuilds_its_docks_in_their_places(qtbot, make
     assert window.docks["actorsDock"].y() < window.docks["polygonDock"].y()  # above it
     assert window.docks["mcpDock"] in window.tabifiedDockWidgets(window.docks["whiteboardDock"])
     actors = window.docks["actorsDock"]
-    qtbot.waitUntil(lambda: actors.actor_list.count() == len(window.bridge.state().actors),
+    qtbot.waitUntil(lambda: actors.actor_list.count() == len(meeting_state(window.bridge).actors),
                     timeout=WAIT_MS)
 
 
@@ -245,7 +246,7 @@ def test_the_bridge_serves_a_kind_neutral_view_of_any_kind(qtbot, make_window):
     perform(qtbot, window, "ask")
 
     summary = bridge.summary()
-    assert bridge.kind() == "panel" and bridge.state() is None
+    assert bridge.kind() == "panel" and meeting_state(bridge) is None
     assert summary is not None and [p.name for p in summary.participants] == [
         "Ada", "Bo", "You"]
     assert bridge.awaiting_human() == "You"
@@ -280,12 +281,12 @@ def test_ticking_the_human_seat_brings_the_human_seat_dock_forward(qtbot, make_w
     transcript.raise_()
     qtbot.waitUntil(lambda: composer.visibleRegion().isEmpty(), timeout=WAIT_MS)
     actors = window.docks["actorsDock"]
-    actors.select_actor(window.bridge.state().actor.id)
+    actors.select_actor(meeting_state(window.bridge).actor.id)
 
     actors.human_check.click()
 
     qtbot.waitUntil(lambda: not composer.visibleRegion().isEmpty(), timeout=WAIT_MS)
-    assert window.bridge.awaiting_human() == window.bridge.state().actor.name
+    assert window.bridge.awaiting_human() == meeting_state(window.bridge).actor.name
 
 
 def test_the_window_parts_every_kind_uses_name_no_kind():

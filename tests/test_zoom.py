@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
 
+from roundtable_desktop.ui.docks.roundtable_dock import meeting_state
 from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.theme import ZOOM_STEPS
 from tests.fakes.window_harness import WAIT_MS, running_qasync_loop, window_maker
@@ -111,7 +112,7 @@ def test_zoom_grows_the_actors_rows_and_reset_gives_their_height_back(qtbot, mak
 def test_zoom_grows_the_polygon_names_and_dots(qtbot, make_window):
     window = make_window()
     polygon = window.docks["polygonDock"]
-    speaker = window.bridge.state().actor.id
+    speaker = meeting_state(window.bridge).actor.id
     dot = polygon.dot_rects()[speaker].width()
     name = polygon.label_fonts()[speaker].pointSizeF()
 

@@ -39,8 +39,9 @@ from roundtable_desktop.llm.offline import OFFLINE_MODEL
 from roundtable_desktop.llm.openai_compat import DEFAULT_BASE_URL, DEFAULT_MODEL
 from roundtable_desktop.llm.providers import ModelSettings, is_local, make_client
 from roundtable_desktop.paths import default_db_path
-from roundtable_desktop.protocols.headless import human_lines
-from roundtable_desktop.protocols.kinds import PLANNED_KINDS, all_kinds, kind_names, kind_spec
+from roundtable_desktop.protocols.base import Action, SessionProtocol
+from roundtable_desktop.protocols.headless import choice_line, human_lines
+from roundtable_desktop.protocols.kinds import all_kinds, kind_names, kind_spec
 from roundtable_desktop.protocols.launch import UnknownKind, reopen_session, start_session
 from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL, MAX_PARALLEL
 from roundtable_desktop.protocols.session_export import export_session
@@ -54,6 +55,7 @@ from roundtable_desktop.store.records import SessionInfo
 
 if TYPE_CHECKING:
     from roundtable_desktop.sources.mcp_client import McpConnection
+    from roundtable_desktop.sources.mcp_toolbox import McpToolbox
 
 
 DEFAULT_DEADLINE_S = 300.0
@@ -70,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command")
 
     run = sub.add_parser("run", help="run a session headless and print it live")
-    run.add_argument("--kind", default="roundtable", choices=[*kind_names(), *PLANNED_KINDS])
+    run.add_argument("--kind", default="roundtable", choices=kind_names())
     run.add_argument("--turns", type=int, default=12,
                      help="turns (or rounds) to run (default 12)")
     run.add_argument("--parallel", type=int, default=DEFAULT_PARALLEL, metavar="N",
@@ -79,6 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--say", action="append", default=[], metavar="TEXT",
                      help="a line for the human seat (repeatable, used in order); "
                           "'#channel text' names a channel")
+    run.add_argument("--choice", dest="say", action="append", type=choice_line, metavar="N",
+                     help="pick the Nth option offered to the human seat (repeatable, in "
+                          "order with --say)")
     run.add_argument("--script", type=Path, metavar="FILE",
                      help="lines for the human seat, one per line (after any --say)")
     mode = run.add_mutually_exclusive_group()
@@ -96,9 +101,17 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--continue", dest="resume", metavar="SESSION",
                      help="continue a stored session (id or unique prefix)")
     run.add_argument("--quiet", action="store_true", help="print only the final suggestions")
-    run.add_argument("--mcp", metavar="URL",
+    run.add_argument("--deck", help="kind option: the deck of persona cards (debate)")
+    run.add_argument("--hand", help="kind option: card ids, comma-separated (debate)")
+    run.add_argument("--topic", help="kind option: the topic to debate (debate)")
+    run.add_argument("--flow", choices=("manual", "confirm", "auto"),
+                     help="flow mode, for kinds that have one (their set_flow action)")
+    run.add_argument("--mcp", metavar="URL", action="append", default=[],
                      help="connect to an MCP server first, e.g. http://127.0.0.1:8081/mcp "
-                          "(if it fails, the meeting runs without MCP)")
+                          "(repeatable; if one fails, the session runs without it)")
+    run.add_argument("--mcp-config", type=Path, metavar="FILE",
+                     help="MCP servers from an mcpServers JSON file (stdio: command, args, "
+                          "env; HTTP: url); their tools are named server.tool")
 
     mcp = sub.add_parser("serve-mcp", help="serve the bundled YouTube MCP server")
     mcp.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -106,6 +119,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="port (default 8081; 0 picks a free one)")
     mcp.add_argument("--until-stdin-closes", action="store_true",
                      help="stop when standard input closes (the app starts it this way)")
+
+    files = sub.add_parser("serve-files", help="serve a folder read-only as an MCP server "
+                           "over standard input and output (legion's bundled file tools)")
+    files.add_argument("root", type=Path, help="the folder to serve")
 
     exp = sub.add_parser("export", help="export a stored session")
     exp.add_argument("session", nargs="?", help="session id or prefix (default: the latest)")
@@ -204,7 +221,7 @@ async def _run(args: argparse.Namespace) -> int:
     source = make_candidate_source(KeyStore())
     store = _open_store(args.db)
     printer = MeetingPrinter(quiet=args.quiet)
-    connection: McpConnection | None = None
+    connection: McpConnection | McpToolbox | None = None
     handle = None
     termination = _Termination()
     termination.install()
@@ -216,12 +233,15 @@ async def _run(args: argparse.Namespace) -> int:
         else:
             handle = await start_session(args.kind, store=store, client=client, source=source,
                                          model=settings.model, provider=settings.provider,
-                                         scenario=args.scenario, parallel=args.parallel)
+                                         scenario=args.scenario, parallel=args.parallel,
+                                         **_kind_options(args))
         handle.bus.subscribe(printer)
         session = handle.session
+        if args.flow:
+            await _set_flow(session, handle.kind, args.flow)
         printer.names = {p.id: p.name for p in session.summary().participants}
-        if args.mcp:
-            connection = await _connect_mcp(args.mcp, printer)
+        if args.mcp or args.mcp_config:
+            connection = await _connect_mcp(args, printer)
             if not session.attach_mcp(connection):
                 printer.line(f"MCP: the {handle.kind} kind uses no MCP tools.")
         else:
@@ -250,11 +270,32 @@ async def _run(args: argparse.Namespace) -> int:
         store.close()
 
 
-async def _connect_mcp(url: str, printer: MeetingPrinter) -> McpConnection:
-    """Connect before the meeting; on failure say so in one line and go on without MCP.
-    Imported here: the MCP SDK takes a second to load and only --mcp needs it."""
+def _kind_options(args: argparse.Namespace) -> dict[str, str]:
+    """The kind options given (--deck, --hand, --topic); a kind reads the ones it knows."""
+    return {name: value for name in ("deck", "hand", "topic")
+            if (value := getattr(args, name, None)) is not None}
+
+
+async def _set_flow(session: SessionProtocol, kind: str, flow: str) -> None:
+    """--flow: the kind's own set_flow action; a kind without one refuses the option."""
+    try:
+        session.action_spec("set_flow")
+    except Refusal:
+        raise CliError(f"The {kind} kind has no flow modes; leave out --flow.") from None
+    await session.perform(Action(id="set_flow", text=flow))
+
+
+async def _connect_mcp(args: argparse.Namespace,
+                       printer: MeetingPrinter) -> McpConnection | McpToolbox:
+    """Connect before the session; on failure say so in one line and go on without it.
+    One --mcp URL is one connection; several servers (or --mcp-config) are a toolbox
+    whose tools are named server.tool. Imported here: the MCP SDK takes a second to load
+    and only --mcp needs it."""
     from roundtable_desktop.sources.mcp_client import McpConnection
 
+    if args.mcp_config or len(args.mcp) > 1:
+        return await _connect_toolbox(args, printer)
+    url = args.mcp[0]
     connection = McpConnection()
     try:
         await connection.connect(url)
@@ -263,6 +304,35 @@ async def _connect_mcp(url: str, printer: MeetingPrinter) -> McpConnection:
         return connection
     printer.line(f"MCP: {connection.status}: {', '.join(connection.tool_names) or 'no tools'}.")
     return connection
+
+
+async def _connect_toolbox(args: argparse.Namespace, printer: MeetingPrinter) -> McpToolbox:
+    from roundtable_desktop.sources.mcp_servers_config import load_servers, server_for_url
+    from roundtable_desktop.sources.mcp_toolbox import McpToolbox
+
+    try:
+        servers = load_servers(args.mcp_config, placeholders={"python": sys.executable}) \
+            if args.mcp_config else []
+    except McpError as exc:
+        raise CliError(str(exc)) from None
+    for url in args.mcp:
+        servers.append(server_for_url(url, [s.name for s in servers]))
+    toolbox = McpToolbox()
+    await toolbox.connect_all(servers)
+    for failure in toolbox.failures:
+        printer.error_line(f"! {failure} The session runs without it.")
+    printer.line(f"MCP: {toolbox.status}: {', '.join(toolbox.tool_names) or 'no tools'}.")
+    return toolbox
+
+
+def _serve_files(args: argparse.Namespace) -> int:
+    """The read-only file server on stdio. Imported here: other commands need not load
+    the MCP SDK."""
+    from roundtable_desktop.sources import mcp_file_server
+
+    if not args.root.is_dir():
+        raise CliError(f"{args.root} is not a folder: give the folder to serve.")
+    return mcp_file_server.main([str(args.root)])
 
 
 def _serve_mcp(args: argparse.Namespace) -> int:
@@ -346,7 +416,7 @@ def _sessions(args: argparse.Namespace) -> int:
 
 
 def _kinds(args: argparse.Namespace) -> int:
-    print_kinds(all_kinds(), PLANNED_KINDS)
+    print_kinds(all_kinds())
     return 0
 
 
@@ -373,6 +443,8 @@ def main(argv: list[str] | None = None) -> int:
         return _exit(lambda: _sessions(args))
     if args.command == "serve-mcp":
         return _exit(lambda: _serve_mcp(args))
+    if args.command == "serve-files":
+        return _exit(lambda: _serve_files(args))
     if args.command == "kinds":
         return _exit(lambda: _kinds(args))
     _parser().print_help()

@@ -46,6 +46,10 @@ def emit_text(out: TextIO, text: str) -> None:
 
 
 class MeetingPrinter:
+    """Prints calls as they stream. Calls that run at once (several agents answering
+    together) do not interleave: one streams live, the others are held and printed
+    whole, in the order they finish, once nothing streams live."""
+
     def __init__(self, *, quiet: bool = False, out: TextIO | None = None,
                  err: TextIO | None = None) -> None:
         self.quiet = quiet
@@ -53,6 +57,9 @@ class MeetingPrinter:
         self.err = err
         self.names: dict[str, str] = {}
         self._turns = 0
+        self._live: str | None = None  # the call streaming to the terminal now
+        self._held: dict[str, list[str]] = {}  # other calls' text so far, in start order
+        self._done: list[str] = []  # held calls that have finished, in that order
 
     def line(self, text: str) -> None:
         emit_text(self.out, text + "\n")
@@ -69,13 +76,14 @@ class MeetingPrinter:
             return
         if isinstance(event, CallStarted):
             who = self.names.get(event.actor_id or "", event.actor_id or "?")
-            self.line(f"\n── {who} · {event.model} ──")
+            self._write(event.call_id, f"\n── {who} · {event.model} ──\n", start=True)
         elif isinstance(event, TokenReceived):
-            emit_text(self.out, event.text)
+            self._write(event.call_id, event.text)
         elif isinstance(event, CallFinished):
             o = event.outcome
-            self.line(f"\n   [{o.status.value}, {o.usage.completion_tokens} tokens, "
-                      f"{o.latency_ms:.0f} ms]")
+            self._write(event.call_id, f"\n   [{o.status.value}, {o.usage.completion_tokens} "
+                                       f"tokens, {o.latency_ms:.0f} ms]\n")
+            self._finish(event.call_id)
         elif isinstance(event, ToolRan):
             r = event.result
             mark = "✓" if r.status == ToolStatus.OK else "✗"
@@ -83,6 +91,29 @@ class MeetingPrinter:
             self.line(f"   {mark} {r.call.render()}{msg}")
         elif isinstance(event, SessionEnded):
             self.line(f"\n■ {event.reason}")
+
+    def _write(self, call_id: str, text: str, *, start: bool = False) -> None:
+        if start and self._live is None:
+            self._live = call_id
+        if call_id == self._live:
+            emit_text(self.out, text)
+        elif start or call_id in self._held:
+            self._held.setdefault(call_id, []).append(text)
+        else:
+            emit_text(self.out, text)  # a call that started before this printer listened
+
+    def _finish(self, call_id: str) -> None:
+        if call_id != self._live:
+            if call_id in self._held:
+                self._done.append(call_id)
+            return
+        self._live = None
+        for held in self._done:  # the finished ones whole, in the order they finished
+            emit_text(self.out, "".join(self._held.pop(held)))
+        self._done.clear()
+        if self._held:  # then the first still streaming goes live, the rest wait
+            self._live = next(iter(self._held))
+            emit_text(self.out, "".join(self._held.pop(self._live)))
 
 
 def print_result(summary: SessionSummary, session_id: str, out: TextIO | None = None) -> None:
@@ -102,14 +133,11 @@ def print_result(summary: SessionSummary, session_id: str, out: TextIO | None = 
     emit_text(out or sys.stdout, "\n".join(lines) + "\n")
 
 
-def print_kinds(kinds: list[KindSpec], planned: tuple[str, ...],
-                out: TextIO | None = None) -> None:
+def print_kinds(kinds: list[KindSpec], out: TextIO | None = None) -> None:
     lines: list[str] = []
     for spec in kinds:
         lines.append(f"{spec.name:<12} {spec.title}")
         lines.append(f"{'':<12} {spec.description}")
         for scenario in spec.scenarios():
             lines.append(f"{'':<12}   scenario {scenario.name}: {scenario.title}")
-    for name in planned:
-        lines.append(f"{name:<12} (not built yet)")
     emit_text(out or sys.stdout, "".join(f"{line}\n" for line in lines))

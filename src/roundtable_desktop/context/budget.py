@@ -35,11 +35,14 @@ def fit_to_budget(
     history: list[ChatMessage],
     tail: list[ChatMessage] | None = None,
     budget: int = DEFAULT_BUDGET,
+    chars_per_token: float | None = None,
 ) -> FittedMessages:
     """`head` (system prompt) and `tail` (the context window / new message) always go;
-    `history` loses its oldest pairs until everything fits."""
+    `history` loses its oldest pairs until everything fits. `chars_per_token` is the
+    text's language ratio for the estimate (None: the default estimator)."""
     tail = tail or []
-    fixed_tokens = sum(estimate_tokens(m.content) for m in (*head, *tail))
+    ratio = chars_per_token
+    fixed_tokens = sum(estimate_tokens(m.content, ratio) for m in (*head, *tail))
     if fixed_tokens > budget:
         raise BudgetExceeded(
             f"The system prompt and context window need about {fixed_tokens:,} tokens, "
@@ -47,9 +50,9 @@ def fit_to_budget(
         )
     kept = list(history)
     dropped = 0
-    total = fixed_tokens + sum(estimate_tokens(m.content) for m in kept)
+    total = fixed_tokens + sum(estimate_tokens(m.content, ratio) for m in kept)
     while kept and total > budget:
         pair, kept = kept[:2], kept[2:]
-        total -= sum(estimate_tokens(m.content) for m in pair)
+        total -= sum(estimate_tokens(m.content, ratio) for m in pair)
         dropped += 1
     return FittedMessages(messages=[*head, *kept, *tail], dropped_pairs=dropped, tokens=total)

@@ -1,6 +1,8 @@
 """Token estimates, the one estimator every layer uses (context budgets, the offline
 model's usage, usage a server did not report): a real tokenizer when `tiktoken` is
-installed, else about four characters a token.
+installed, else about four characters a token. A caller that knows its text's language
+may pass `chars_per_token` (Lithuanian runs about 3): the estimate is then that ratio,
+whatever tokenizer is installed, so a budget behaves the same on every machine.
 
 Lives in domain because context/ and llm/ both need it and may not import each other.
 Must not do I/O beyond trying the optional tokenizer import once.
@@ -8,6 +10,7 @@ Must not do I/O beyond trying the optional tokenizer import once.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
@@ -23,9 +26,13 @@ def _counter() -> tuple[str, Callable[[str], int]]:
         return "estimate", lambda text: (len(text) + 3) // 4
 
 
-def estimate_tokens(text: str) -> int:
-    """Tokens in `text` (0 for empty text)."""
-    return _counter()[1](text) if text else 0
+def estimate_tokens(text: str, chars_per_token: float | None = None) -> int:
+    """Tokens in `text` (0 for empty text); `chars_per_token` estimates by that ratio."""
+    if not text:
+        return 0
+    if chars_per_token is not None and chars_per_token > 0:
+        return max(1, math.ceil(len(text) / chars_per_token))
+    return _counter()[1](text)
 
 
 def estimate_prompt_tokens(contents: Iterable[str]) -> int:

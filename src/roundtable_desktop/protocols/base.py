@@ -153,6 +153,10 @@ class SessionProtocol(ModelCaller):
     def detach_mcp(self) -> None:
         """Stop using MCP tools (a restored session is never connected)."""
 
+    async def aclose(self) -> None:
+        """Release what the session holds beyond its calls (servers it started); the
+        window awaits it when it drops the session."""
+
     # -- the shared lifecycle ----------------------------------------------------------
     @property
     def running(self) -> bool:

@@ -3,7 +3,8 @@ the lines the user scripted.
 
 The CLI's `run` uses this for every kind (a kind may register its own driver). Each step
 is the session's `next_step()`; when a human seat must act, the next scripted line is
-sent as that seat (`send`, with a legion line's `#channel` prefix as the channel). A
+sent as that seat (`send`, with a legion line's `#channel` prefix as the channel, and a
+`--choice N` line as option N-1 of the seat's send action). A
 human seat with no line left ends the run with one clear sentence, the session saved.
 Two failed steps in a row (a call that failed, a refused action such as a context over
 budget) end the run with exit code 1; so does one failed call that sending again cannot
@@ -27,6 +28,7 @@ MAX_FAILURES_IN_A_ROW = 2
 class HumanLine:
     text: str
     channel: str | None = None
+    option: int | None = None  # the index of an option of the send action (`--choice N`)
 
     @classmethod
     def parse(cls, raw: str) -> HumanLine:
@@ -39,9 +41,19 @@ class HumanLine:
         return cls(text=text)
 
 
-def human_lines(raw: Iterable[str]) -> deque[HumanLine]:
-    """Scripted lines in order; blank lines are skipped."""
-    return deque(HumanLine.parse(line) for line in raw if line.strip())
+def choice_line(raw: str) -> HumanLine:
+    """`--choice N`: pick the Nth option (from 1) offered to the human seat."""
+    number = int(raw)
+    if number < 1:
+        raise ValueError(f"a choice is numbered from 1 (got {number})")
+    return HumanLine(text=raw.strip(), option=number - 1)
+
+
+def human_lines(raw: Iterable[str | HumanLine]) -> deque[HumanLine]:
+    """Scripted lines in order (a HumanLine, such as a choice, as it is); blank lines are
+    skipped."""
+    return deque(line if isinstance(line, HumanLine) else HumanLine.parse(line)
+                 for line in raw if isinstance(line, HumanLine) or line.strip())
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +83,7 @@ async def drive_headless(
                     0, f"{seat} is a human seat and has no scripted line left: the session "
                        "is saved; continue it with --continue and --say.")
             line = lines.popleft()
-            step = Action(id=SEND, text=line.text, channel=line.channel)
+            step = Action(id=SEND, text=line.text, channel=line.channel, option=line.option)
         ok = await session.perform(step)
         failures = 0 if ok else failures + 1
         if failures and session.final_failure:

@@ -23,9 +23,6 @@ from roundtable_desktop.protocols.headless import HeadlessDriver, drive_headless
 from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
 from roundtable_desktop.sources.base import CandidateSource
 
-# Kinds the window and CLI name but that are not built yet (each has an open issue).
-PLANNED_KINDS: tuple[str, ...] = ("negotiation", "legion", "tutor", "debate")
-
 
 class UnknownKind(ValueError):
     pass
@@ -83,9 +80,6 @@ def kind_spec(name: str) -> KindSpec:
     found = _KINDS.get(name)
     if found is not None:
         return found
-    if name in PLANNED_KINDS:
-        raise UnknownKind(f"The {name} session kind is not built yet; "
-                          f"these run now: {', '.join(_KINDS)}.")
     raise UnknownKind(f"Unknown session kind {name!r}; choose one of: {', '.join(_KINDS)}.")
 
 
@@ -107,9 +101,17 @@ def summarize_stored(kind: str, state: dict[str, Any]) -> SessionSummary | None:
 
 
 def _register_built_kinds() -> None:
+    from roundtable_desktop.protocols.debate_kind import DEBATE
+    from roundtable_desktop.protocols.legion_kind import LEGION
+    from roundtable_desktop.protocols.negotiation_kind import NEGOTIATION
     from roundtable_desktop.protocols.roundtable_kind import ROUNDTABLE
+    from roundtable_desktop.protocols.tutor_kind import TUTOR
 
     register_kind(ROUNDTABLE)
+    register_kind(NEGOTIATION)
+    register_kind(LEGION)
+    register_kind(TUTOR)
+    register_kind(DEBATE)
 
 
 _register_built_kinds()

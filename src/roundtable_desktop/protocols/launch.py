@@ -22,7 +22,6 @@ from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.protocols.bus import EventBus
 from roundtable_desktop.protocols.kinds import (
-    PLANNED_KINDS,
     SessionContext,
     UnknownKind,
     kind_names,
@@ -33,7 +32,7 @@ from roundtable_desktop.sources.base import CandidateSource
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.recorder import SessionRecorder
 
-__all__ = ["PLANNED_KINDS", "SessionHandle", "UnknownKind", "kind_names", "reopen_session",
+__all__ = ["SessionHandle", "UnknownKind", "kind_names", "reopen_session",
            "start_session"]
 
 

@@ -14,10 +14,11 @@ Must not know about videos or meetings (see mcp_search.py and protocols/roundtab
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -92,6 +93,7 @@ class McpConnection:
         self._stop = asyncio.Event()
         self._lock = asyncio.Lock()
         self._listeners: list[Callable[[], None]] = []
+        self.server_name = ""  # what the server calls itself (its initialize answer)
 
     # -- what the window and the meeting read --------------------------------------------
     @property
@@ -134,12 +136,12 @@ class McpConnection:
         async with self._lock:
             await self._close_owner()
             try:
-                target = _check_url(url)
+                target = self._check_target(url)
             except McpConnectError as error:
                 self._url, self._tools = "", []
                 self._set_status(f"connection failed: {error.reason}")
                 raise
-            shown = display_url(target)
+            shown = self._display(target)
             self._url, self._tools = shown, []
             self._set_status(f"connecting to {shown}")
             ready: asyncio.Future[list[ToolInfo]] = asyncio.get_running_loop().create_future()
@@ -182,12 +184,11 @@ class McpConnection:
         host = urllib.parse.urlsplit(url).hostname or ""
         try:
             # A proxy from the environment must not swallow requests to this machine.
-            async with httpx2.AsyncClient(timeout=httpx2.Timeout(timeout, read=300.0),
-                                          trust_env=host not in _LOOPBACK) as http, \
-                    streamable_http_client(url, http_client=http) as (read, write), \
+            async with self._transport(url, host, timeout) as (read, write), \
                     ClientSession(read, write, client_info=Implementation(
                         name=self._client_name, version=__version__)) as session:
-                await session.initialize()
+                started = await session.initialize()
+                self.server_name = clean(started.server_info.name, 64)
                 tools = await _list_tools(session)
                 self._session = session
                 ready.set_result(tools)
@@ -206,6 +207,24 @@ class McpConnection:
                     ))
             elif failure is not None and not self._stop.is_set():
                 self._lose(_lost_reason(failure), asyncio.current_task())
+
+    @contextlib.asynccontextmanager
+    async def _transport(self, url: str, host: str,
+                         timeout: float) -> AsyncIterator[tuple[Any, Any]]:
+        """The streams to the server; a subclass connects another way (mcp_stdio.py)."""
+        # A proxy from the environment must not swallow requests to this machine.
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(timeout, read=300.0),
+                                      trust_env=host not in _LOOPBACK) as http, \
+                streamable_http_client(url, http_client=http) as (read, write):
+            yield read, write
+
+    def _display(self, target: str) -> str:
+        """The target as messages and the status show it (no credentials)."""
+        return display_url(target)
+
+    def _check_target(self, target: str) -> str:
+        """The target as connect() uses it; McpConnectError if it cannot be one."""
+        return _check_url(target)
 
     async def _close_owner(self, *, cancel: bool = False) -> None:
         """Let the owner task close its session (or cancel it while it is still opening)."""
@@ -326,11 +345,27 @@ async def _list_tools(session: ClientSession) -> list[ToolInfo]:
         for tool in listed.tools:
             if _TOOL_NAME.fullmatch(tool.name or "") and tool.name not in [t.name for t in tools]:
                 tools.append(ToolInfo(name=tool.name,
-                                      description=clean(tool.description or "", 500)))
+                                      description=clean(tool.description or "", 500),
+                                      input_schema=_clean_schema(tool.input_schema)))
         cursor = getattr(listed, "next_cursor", None)
         if not cursor:
             break
     return sorted(tools, key=lambda t: t.name)
+
+
+def _clean_schema(schema: Any, depth: int = 0) -> Any:
+    """A tool's input schema with every string cleaned and bounded, nested at most 8
+    deep and 64 keys wide: the server's text, shown to a model as JSON."""
+    if depth > 8:
+        return {}
+    if isinstance(schema, dict):
+        return {clean(str(k), 64): _clean_schema(v, depth + 1)
+                for k, v in list(schema.items())[:64]}
+    if isinstance(schema, list):
+        return [_clean_schema(v, depth + 1) for v in schema[:64]]
+    if isinstance(schema, str):
+        return clean(schema, 300)
+    return schema if isinstance(schema, int | float | bool) or schema is None else {}
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

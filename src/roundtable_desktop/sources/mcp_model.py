@@ -52,10 +52,12 @@ class McpToolError(McpError):
 
 
 class ToolInfo(BaseModel):
-    """A tool the server offers. `description` is the server's untrusted text."""
+    """A tool the server offers. `description` and `input_schema` are the server's
+    untrusted text (cleaned and bounded by the client)."""
 
     name: str
     description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=dict)
 
 
 class ToolOutput(BaseModel):

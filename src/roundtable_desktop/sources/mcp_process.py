@@ -86,13 +86,19 @@ class BundledServer:
         self.stop()
 
 
-def server_command(host: str, port: int) -> list[str]:
-    """How to run `serve-mcp` from here: the frozen app runs itself with arguments. The
-    child stops when its stdin (a pipe we hold) closes, so it dies with us."""
-    args = ["serve-mcp", "--host", host, "--port", str(port), "--until-stdin-closes"]
+def app_command(*args: str) -> list[str]:
+    """How to run this app's command line with `args` from here: the frozen app (no
+    Python beside it) runs itself, a source install runs `python -m roundtable_desktop`."""
     if getattr(sys, "frozen", False):
         return [sys.executable, *args]
     return [sys.executable, "-m", "roundtable_desktop", *args]
+
+
+def server_command(host: str, port: int) -> list[str]:
+    """How to run `serve-mcp` from here. The child stops when its stdin (a pipe we hold)
+    closes, so it dies with us."""
+    return app_command("serve-mcp", "--host", host, "--port", str(port),
+                       "--until-stdin-closes")
 
 
 def child_environment(

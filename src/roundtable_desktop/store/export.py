@@ -122,6 +122,7 @@ class _Line:
     kind: str
     turn: int
     text: str
+    channel: str = ""  # where the line was said, in kinds with channels; shown when set
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ def _transcript(summary: SessionSummary | None) -> list[_Line]:
         return []
     return [
         _Line(speaker=_label(e.speaker), kind=_label(e.kind or "spoken"), turn=e.turn,
-              text=_clean(e.text))
+              text=_clean(e.text), channel=_label(e.channel))
         for e in summary.transcript
     ]
 
@@ -268,7 +269,8 @@ def render_markdown(data: SessionExport) -> str:
     out += ["", "## Transcript", ""]
     lines = _transcript(data.summary)
     for line in lines:
-        tag = f"turn {line.turn}" + ("" if line.kind == "spoken" else f", {line.kind}")
+        tag = (f"{line.channel}, " if line.channel else "") + f"turn {line.turn}" + (
+            "" if line.kind == "spoken" else f", {line.kind}")
         out.append(f"- **{_md(line.speaker)}** ({_md(tag)}): {_md_item(line.text)}")
     if not lines:
         out.append("No transcript was recorded.")
@@ -302,7 +304,8 @@ def _html_transcript(lines: list[_Line]) -> Any:
         return E.P("No transcript was recorded.")
     items = []
     for line in lines:
-        tag = f"turn {line.turn}" + ("" if line.kind == "spoken" else f" · {line.kind}")
+        tag = (f"{line.channel} · " if line.channel else "") + f"turn {line.turn}" + (
+            "" if line.kind == "spoken" else f" · {line.kind}")
         items.append(
             E.LI(
                 E.CLASS(f"line kind-{_css_token(line.kind)}"),

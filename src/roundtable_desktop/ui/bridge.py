@@ -3,7 +3,7 @@
 Widgets subscribe to these signals and read the session through a kind-neutral view:
 `session()`, `kind()`, `summary()` (participants, transcript, result, progress, ended),
 `ended()`, `current_actor_id()`, `awaiting_human()` and `hint()`; a kind's own docks
-read its own state (`state()`: the roundtable's MeetingState). They never reach into
+read its own state from `session()` (in their own modules). They never reach into
 protocol internals. In replay the bridge serves a stored state instead of a live
 session, and `read_only` is true. `kindChanged` fires before `sessionChanged` when the
 shown session is of another kind than the one shown before (the window rebuilds the
@@ -27,7 +27,6 @@ from roundtable_desktop.domain.events import (
     TokenReceived,
     ToolRan,
 )
-from roundtable_desktop.domain.meeting import MeetingState
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.protocols.launch import SessionHandle
@@ -70,11 +69,6 @@ class EngineBridge(QObject):
         if self._replay_session is not None:
             return self._replay_session
         return self._handle.session if self._handle is not None else None
-
-    def state(self) -> MeetingState | None:
-        """The meeting state for the roundtable docks (None for other kinds)."""
-        state = getattr(self.session(), "state", None)
-        return state if isinstance(state, MeetingState) else None
 
     def kind(self) -> str:
         """The kind of the session shown ("" with none)."""

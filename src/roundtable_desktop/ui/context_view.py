@@ -8,8 +8,13 @@ rendered by context/request_document.py. A round of several agents shows one tab
 agent. Under the payload, the tab's call streams its reply (reply_pane.py: plain text,
 never markup; written at most every FLUSH_MS).
 Which tabs exist is payload_tabs.py's business; while an action runs the tabs follow its
-calls, and once it is over they follow the session's next payloads. In replay the
-window hands the view the stored payload through `show_document` (one tab).
+calls, and once it is over they follow the session's next payloads. Once the session
+has ended nothing is "next": the view shows its last step's requests, each with its
+reply ("Last request — … (the session has ended)"), from the store when the live tabs
+no longer hold them. In replay the window hands the view the stored call through
+`show_call` (one tab: its whole request as sent, its reply under it); the live tabs are
+kept aside and come back whole (replies, the tab shown, scroll positions) when the
+live session is shown again.
 
 One web view (payload_web_view.py) serves every tab: each QWebEngineView is a renderer
 process of its own (measured here: about 25-30 MB PSS and 110 MB RSS more per view),
@@ -39,6 +44,8 @@ from roundtable_desktop.domain.events import (
     CallStarted,
 )
 from roundtable_desktop.protocols.base import PendingPayload
+from roundtable_desktop.store.errors import StoreError
+from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.context_page import ContextPage
 from roundtable_desktop.ui.payload_tabs import PayloadTab, PayloadTabs, TabState
@@ -48,11 +55,16 @@ from roundtable_desktop.ui.payload_web_view import (
     PayloadWebView,
 )
 from roundtable_desktop.ui.reply_pane import ReplyPane
+from roundtable_desktop.ui.stored_calls import last_batch, outcome_of, request_document
 
 __all__ = ["APPLICATION_WORLD", "VIEW_ZOOM_BASE", "ContextView"]
 
 FLUSH_MS = 40  # a streaming reply is written at most this often, one insert per flush
 REPLY_SHARE = 0.25  # of the view's height, for the reply under the payload
+# The payload keeps at least this height (CSS pixels at zoom 1; the view zooms them), so
+# its caption ("Next payload — …", "Last request — …") shows however the centre is split
+# (the end panel above, the reply below).
+PAYLOAD_MIN_PX = 64
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _LABEL = re.compile(r'\sdata-label="([^"]*)"')
 
@@ -84,6 +96,7 @@ class ContextView(QWidget):
         self.tab_bar.setUsesScrollButtons(True)
         self.tab_bar.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.web = PayloadWebView(self, profile=profile)
+        self.web.setMinimumHeight(PAYLOAD_MIN_PX)
         self.reply = ReplyPane()
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("payloadSplit")
@@ -106,6 +119,12 @@ class ContextView(QWidget):
         self._acting = 0  # actions running (ActionStarted not yet finished)
         self._pending: list[PendingPayload] = []
         self._reply_sized = False
+        # The live tabs while replay shows stored calls: (session id, tabs, current tab,
+        # its actor, scroll positions).
+        self._live_kept: tuple[str, list[PayloadTab], str | None, str | None,
+                               dict[str, QPointF]] | None = None
+        self._shown_read_only = False
+        self._live_session_id: str | None = None  # the live session the tabs belong to
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(0)
@@ -170,12 +189,23 @@ class ContextView(QWidget):
         return self.reply.text() if self.reply.isVisibleTo(self) else ""
 
     def show_document(self, document: str, caption: str = "", *, force: bool = False) -> None:
-        """Show `document` alone, in one tab (replay hands the stored payload so)."""
+        """Show `document` alone, in one tab."""
         if document.strip():
             self._tabs.show_only(document, caption, _label_of(document) or "Payload")
         else:
             self._tabs.clear()
         self._sync(force=force)
+
+    def show_call(self, call: CallRecord, caption: str = "", *, kind: str = "") -> None:
+        """Show a stored call of a session of `kind` alone, in one tab: its whole request as
+        it was sent, and its reply under it (replay)."""
+        document = request_document(call, kind)
+        if not document.strip():
+            self.show_document("")
+            return
+        self._tabs.show_only(document, caption, call.label or _label_of(document) or "Payload",
+                             call_id=call.id, outcome=outcome_of(call))
+        self._sync()
 
     def refresh(self) -> None:
         """Tabs for what the live session would send next (or the calls in flight)."""
@@ -186,6 +216,9 @@ class ContextView(QWidget):
             self._tabs.clear()
         elif self._acting and self._tabs.tabs:
             return  # mid-action the state is half-way: the tabs follow the calls
+        elif handle.session.ended:
+            self._pending = []
+            self._tabs.ended(self._last_step_tabs)
         else:
             self._pending = handle.session.pending_payloads()
             self._tabs.follow(self._pending)
@@ -193,6 +226,20 @@ class ContextView(QWidget):
 
     def schedule_refresh(self) -> None:
         self._refresh_timer.start()
+
+    def _last_step_tabs(self) -> list[PayloadTab]:
+        """The stored calls of the ended session's last step, each as a tab."""
+        store, session_id = self._bridge.store(), self._bridge.session_id()
+        if store is None or session_id is None:
+            return []
+        try:
+            calls = store.calls(session_id)
+        except StoreError:
+            return []
+        kind = self._bridge.kind()
+        return [self._tabs.last_call_tab(call.id, call.label, call.actor_id,
+                                         request_document(call, kind), outcome_of(call))
+                for call in last_batch(calls)]
 
     # -- presentation -------------------------------------------------------------------
     def set_theme(self, theme: str) -> None:
@@ -204,6 +251,7 @@ class ContextView(QWidget):
 
     def set_zoom(self, zoom: float) -> None:
         self.web.set_zoom(zoom)
+        self.web.setMinimumHeight(round(PAYLOAD_MIN_PX * self.web.zoomFactor()))
 
     def scroll_to_candidate(self, candidate_id: str) -> None:
         """Bring `#cand-<id>` into view and outline it (wrapper style, not the payload)."""
@@ -306,13 +354,42 @@ class ContextView(QWidget):
             self._show(self._tabs.tabs[index])
 
     def _on_bridge_session_changed(self) -> None:
+        read_only, session_id = self._bridge.read_only, self._bridge.session_id()
+        entering_replay = read_only and not self._shown_read_only
+        leaving_replay = self._shown_read_only and not read_only
+        self._shown_read_only = read_only
+        if entering_replay and self._live_session_id:
+            self._keep_live_tabs(self._live_session_id)
         self._acting = 0
         self._pending = []
         self._tabs.clear()
         self._scrolls.clear()
         self._current, self._current_actor = None, None
         self.web.focus_element(None)
+        if not read_only:
+            self._live_session_id = session_id
+        if leaving_replay:
+            self._bring_back_live_tabs(session_id)
         self.schedule_refresh()
+
+    def _keep_live_tabs(self, session_id: str) -> None:
+        """Replay begins: keep the live tabs (replies, the tab shown, where each was
+        scrolled) for when the live session is shown again."""
+        scrolls = dict(self._scrolls)
+        if self._current is not None:
+            scrolls[self._current] = self.web.scroll_position()
+        tabs = [t for t in self._tabs.tabs if t.state != TabState.SENDING]
+        self._live_kept = (session_id, tabs, self._current, self._current_actor, scrolls)
+
+    def _bring_back_live_tabs(self, session_id: str | None) -> None:
+        kept, self._live_kept = self._live_kept, None
+        if kept is None or kept[0] != session_id:
+            return
+        _, tabs, current, actor, scrolls = kept
+        self._tabs.tabs = tabs
+        self._scrolls = scrolls
+        self._current, self._current_actor = current, actor
+        self._sync()
 
     def _on_bridge_state_changed(self, _part: str = "") -> None:
         self.schedule_refresh()

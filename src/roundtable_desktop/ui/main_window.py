@@ -323,8 +323,11 @@ class MainWindow(QMainWindow):
         if self.end_panel.isHidden():
             self.end_panel.show()
             total = self.centre.height()
-            keep = VIEW_KEEP_LINES * self.fontMetrics().height()
-            wanted = max(min(self.end_panel.wanted_height(), total - keep), total // 2)
+            keep = max(VIEW_KEEP_LINES * self.fontMetrics().height(),
+                       self.context_view.minimumSizeHint().height())
+            # What the result needs, up to all but the view's header; the rest (a short
+            # result on a large screen) goes to the last request and its reply.
+            wanted = max(1, min(self.end_panel.wanted_height(), total - keep))
             self.centre.setSizes([wanted, max(1, total - wanted)])
 
     def _call_count(self) -> int:

@@ -3,7 +3,9 @@ reply its call streams.
 
 `PayloadTabs` is the list, driven by the view: `follow(pending)` when the session is
 idle (the next payloads), `call_started` / `token` / `call_finished` as calls run,
-`show_only` for one given document (replay). A pending payload whose call starts becomes
+`show_only` for one given document (replay: with its call's reply), `ended` once the
+session is over (the last step's requests and replies, never a "next" payload: nothing
+will be sent). A pending payload whose call starts becomes
 that call's tab (same document, so the view does not reload); a call no pending payload
 matches gets a tab of its own (a repair, a planner step of a chain). Finished calls keep
 their tab, with their reply, until the next calls start or new payloads are pending, so
@@ -34,9 +36,12 @@ class TabState(StrEnum):
     SENDING = "sending"  # its call is streaming now
     SENT = "sent"  # its call has finished
     SHOWN = "shown"  # a document handed to the view (replay)
+    LAST = "last"  # the session has ended: what its last step sent
 
 
-_MARKS = {TabState.NEXT: "", TabState.SENDING: "● ", TabState.SENT: "✓ ", TabState.SHOWN: ""}
+_MARKS = {TabState.NEXT: "", TabState.SENDING: "● ", TabState.SENT: "✓ ", TabState.SHOWN: "",
+          TabState.LAST: "✓ "}
+ENDED_NOTE = "(the session has ended)"
 
 
 @dataclass
@@ -64,6 +69,10 @@ class PayloadTab:
         """The wrapper's caption over the document."""
         if self.state == TabState.SHOWN:
             return self.shown_caption
+        if self.state == TabState.LAST:
+            lead = "Last request" + (" (failed)" if self.failed else "")
+            return f"{lead} — {self.label} {ENDED_NOTE}" if self.label else \
+                f"{lead} {ENDED_NOTE}"
         lead = {TabState.NEXT: "Next payload", TabState.SENDING: "Sending now",
                 TabState.SENT: "Failed" if self.failed else "Sent"}[self.state]
         return f"{lead} — {self.label}" if self.label else lead
@@ -71,7 +80,8 @@ class PayloadTab:
     @property
     def title(self) -> str:
         """The tab's text: the label, marked while streaming and once done."""
-        mark = "✗ " if self.state == TabState.SENT and self.failed else _MARKS[self.state]
+        done = self.state in (TabState.SENT, TabState.LAST)
+        mark = "✗ " if done and self.failed else _MARKS[self.state]
         return f"{mark}{self.label or 'Payload'}"
 
     def reply_heading(self) -> str:
@@ -113,12 +123,37 @@ class PayloadTabs:
     def clear(self) -> None:
         self.tabs = []
 
-    def show_only(self, document: str, caption: str, label: str) -> PayloadTab:
-        """One tab holding `document` (replay, or a document handed to the view)."""
+    def show_only(
+        self, document: str, caption: str, label: str, *, call_id: str | None = None,
+        outcome: CallOutcome | None = None,
+    ) -> PayloadTab:
+        """One tab holding `document` (replay, or a document handed to the view); with a
+        call's `outcome`, its reply shows under it."""
         tab = PayloadTab(key=self._new_key("shown"), label=label, document=document,
                          state=TabState.SHOWN, shown_caption=caption)
+        if call_id is not None and outcome is not None:
+            tab.call_id, tab.outcome = call_id, outcome
+            tab.reply = outcome.text
         self.tabs = [tab]
         return tab
+
+    def ended(self, last_calls: Callable[[], list[PayloadTab]]) -> None:
+        """The session is over: its last step's tabs, marked as such. The finished calls
+        shown now are that step when there are any (their replies stay); otherwise
+        `last_calls()` gives them (read from the store). No "next" payload stays."""
+        if any(t.state == TabState.LAST for t in self.tabs):
+            return
+        done = [t for t in self.tabs if t.state == TabState.SENT]
+        self.tabs = done or last_calls()
+        for tab in self.tabs:
+            tab.state = TabState.LAST
+
+    def last_call_tab(self, call_id: str, label: str, actor_id: str | None, document: str,
+                      outcome: CallOutcome) -> PayloadTab:
+        """A tab for a stored call of an ended session (see `ended`)."""
+        return PayloadTab(key=self._new_key("last"), label=label, document=document,
+                          state=TabState.LAST, actor_id=actor_id, call_id=call_id,
+                          reply=outcome.text, outcome=outcome)
 
     def follow(self, pending: Sequence[PendingPayload]) -> None:
         """Tabs for `pending`: streaming calls stay, a payload already streaming is not

@@ -1,8 +1,9 @@
 """The replay bar: step through a stored session read-only, one model call at a time.
 
-Each step is one recorded call. The bar emits `payloadChanged` with that call's whole
-request as stored (system prompt with its layers marked, every message: the payload as
-it was sent, byte for byte) rendered for the context view, and hands the bridge the
+Each step is one recorded call. The bar emits `callShown` with that call's record (the
+window shows its whole request as stored, system prompt with its layers marked and every
+message, byte for byte as it was sent, with the reply under it) and `payloadChanged`
+with that request rendered (stored_calls.request_document), and hands the bridge the
 session as it was right after the action that made the call (`bridge.show_replay`), so
 every dock shows that moment. Steps are matched to checkpoints by the order of the
 recorded events (CallStarted, then the ActionFinished or SessionEnded that closed its
@@ -16,13 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QSlider, QToolBar, QWidget
+from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSlider, QToolBar, QWidget
 
-from roundtable_desktop.context.request_document import render_request, stored_documents
-from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.domain.events import ActionFinished, CallStarted, SessionEnded
 from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.protocols.replay_state import replay_session
@@ -30,6 +28,12 @@ from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.records import CallRecord, Checkpoint
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.elided_label import ElidedLabel
+from roundtable_desktop.ui.stored_calls import request_document
+
+__all__ = ["ReplayBar", "ReplayStep", "replay_steps", "request_document"]
+
+
+TITLE_MAX_EM = 24  # the replay title's widest, in lines of its text
 
 
 @dataclass(frozen=True)
@@ -75,22 +79,13 @@ def _checkpoint_after_call(
     return after if closed == checkpoint_count else None
 
 
-def request_document(call: CallRecord) -> str:
-    """The stored request of `call` as the context view shows a live one."""
-    try:
-        request = ChatRequest.model_validate(
-            {**call.request, "purpose": call.purpose, "kind": ""})
-    except ValidationError:
-        return ""
-    return render_request(request, call.layers, stored_documents(request), label=call.label)
-
-
 def _first_checkpoint_after(checkpoints: list[Checkpoint], ts: float) -> Checkpoint | None:
     return next((c for c in checkpoints if c.ts >= ts), None)
 
 
 class ReplayBar(QToolBar):
     payloadChanged = Signal(str)
+    callShown = Signal(object, str)  # the step's CallRecord (None: no calls), its kind
     stepChanged = Signal(int, int)  # index, count
     closed = Signal()
 
@@ -108,7 +103,9 @@ class ReplayBar(QToolBar):
 
         self.title_label = ElidedLabel("Replay")
         self.title_label.setObjectName("replayTitle")
-        self.title_label.setMaximumWidth(360)
+        # A fixed width the bar works out (_fit_title): the toolbar gives an Ignored-width
+        # label nothing, and a label as wide as its text would push Leave replay out.
+        self.title_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         font = self.title_label.font()
         font.setBold(True)
         self.title_label.setFont(font)
@@ -166,6 +163,7 @@ class ReplayBar(QToolBar):
         # Whole words then "…" (never a word cut in the middle); the tooltip has it all.
         self.title_label.set_full_text(
             f"Replay: {record.title} ({record.kind}, {session_id[:8]})")
+        self._fit_title()
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(0, len(self._steps) - 1))
         self.slider.setValue(0)
@@ -179,6 +177,7 @@ class ReplayBar(QToolBar):
                 self.bridge.show_replay(store, session_id, session)
             self.step_label.setText("This session has no model calls.")
             self.payloadChanged.emit("")
+            self.callShown.emit(None, self._kind)
             self._update_controls()
         return len(self._steps)
 
@@ -199,8 +198,10 @@ class ReplayBar(QToolBar):
         short, full = self._describe(step, state)
         self.step_label.setText(short)
         self.step_label.setToolTip(full)
+        self._fit_title()  # the step's label may be wider or narrower
         self._update_controls()
-        self.payloadChanged.emit(request_document(step.call))
+        self.payloadChanged.emit(request_document(step.call, self._kind))
+        self.callShown.emit(step.call, self._kind)
         self.stepChanged.emit(index, len(self._steps))
 
     def next_step(self) -> None:
@@ -219,6 +220,29 @@ class ReplayBar(QToolBar):
         self.closed.emit()
 
     # -- plumbing -----------------------------------------------------------------------
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_title()
+
+    def _fit_title(self) -> None:
+        """The title takes what the controls leave of the bar, up to its whole text and
+        at most TITLE_MAX_EM wide; whole words then "…" (the tooltip has it all)."""
+        metrics = self.title_label.fontMetrics()
+        spacing = self.layout().spacing()
+        widgets = [widget for action in self.actions() if action.isVisible()
+                   and (widget := self.widgetForAction(action)) is not None]
+        others = sum(max(w.sizeHint().width(), w.minimumWidth()) + spacing
+                     for w in widgets if w is not self.title_label)
+        margins = self.layout().contentsMargins()
+        room = self.width() - others - margins.left() - margins.right() - 2 * spacing \
+            - metrics.height()  # a little slack: never push Leave replay into "»"
+        whole = metrics.horizontalAdvance(self.title_label.full_text()) + 8
+        width = max(metrics.horizontalAdvance("Replay: …") + 8,
+                    min(room, whole, TITLE_MAX_EM * metrics.height()))
+        if self.title_label.minimumWidth() != width or self.title_label.maximumWidth() != width:
+            self.title_label.setFixedWidth(width)
+            self.layout().invalidate()  # the toolbar caches its items' sizes
+
     def _describe(self, step: ReplayStep, state: SessionProtocol | None) -> tuple[str, str]:
         """A short label for the bar and a full sentence for its tooltip."""
         call = step.call

@@ -32,6 +32,8 @@ class ReplyPane(QWidget):
         family = monospace_font(self.font()).family().replace('"', "")
         self.text_view.setStyleSheet(f'QPlainTextEdit {{ font-family: "{family}", monospace; }}')
         column = QVBoxLayout(self)
+        # Two lines at least: the centre may be short (a laptop, the end panel above).
+        self.text_view.setMinimumHeight(2 * self.text_view.fontMetrics().lineSpacing() + 12)
         column.setContentsMargins(6, 4, 6, 0)
         column.setSpacing(2)
         column.addWidget(self.heading)

@@ -38,6 +38,7 @@ from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.ui.docks.roundtable_dock import meeting_state
 from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.session_runner import ClientChoice, ClientFactory
 
@@ -204,7 +205,7 @@ class SelfTest:
         if task is None:
             raise CheckFailed("Auto was refused")
         await _within(task, "the end of the offline meeting", 60.0)
-        state = window.bridge.state()
+        state = meeting_state(window.bridge)
         if state is None or not state.ended or not state.final_ids:
             raise CheckFailed(f"Auto stopped before the end (turn {state.turn if state else '?'})")
         calls = len(window.runner.store.calls(self._session_id()))
@@ -216,7 +217,7 @@ class SelfTest:
     async def reopens(self) -> str:
         window = self._window()
         session_id = self._session_id()
-        before = window.bridge.state()
+        before = meeting_state(window.bridge)
         assert before is not None
         with SessionStore.open(default_db_path()) as second:  # a new connection: on disk
             record = second.get_session(session_id)
@@ -225,7 +226,7 @@ class SelfTest:
         if stored.get("final_ids") != before.final_ids or not stored.get("ended"):
             raise CheckFailed("the stored session lost its final list")
         await _within(window.runner.reopen(session_id), "reopening the session")
-        after = window.bridge.state()
+        after = meeting_state(window.bridge)
         if after is None or not after.ended or after.final_ids != before.final_ids:
             raise CheckFailed("the reopened session differs from the one that ended")
         return (f"session {session_id[:8]} saved ({record.status}, {count_of(calls, 'call')}) "

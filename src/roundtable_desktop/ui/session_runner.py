@@ -181,6 +181,7 @@ class SessionRunner(QObject):
                 self._handle.recorder.flush()
             finally:
                 self._handle.close()  # another process may continue the session now
+            await self._release(self._handle)
         await self._close_client(self._choice.client)
 
     # -- internals --------------------------------------------------------------------------
@@ -226,13 +227,17 @@ class SessionRunner(QObject):
                                      source=self._source, model=choice.model,
                                      provider=choice.provider, scenario=scenario,
                                      parallel=choice.parallel)
+        previous = self._handle
         self._replace(handle)
+        await self._release(previous)
 
     async def _reopen(self, session_id: str) -> None:
         await self._cancel_all()
         handle = reopen_session(session_id, store=self._store, client=self._choice.client,
                                 source=self._source, parallel=self._choice.parallel)
+        previous = self._handle
         self._replace(handle)
+        await self._release(previous)
 
     def _replace(self, handle: SessionHandle) -> None:
         previous, acted = self._handle, self._acted
@@ -274,6 +279,16 @@ class SessionRunner(QObject):
             self.failed.emit("warning", self._choice.note,
                              "Open Settings (Ctrl+,) to change the provider.")
         await self._close_client(old.client)
+
+    @staticmethod
+    async def _release(handle: SessionHandle | None) -> None:
+        """Let a session the window drops release what it holds (servers it started)."""
+        if handle is None:
+            return
+        try:
+            await handle.session.aclose()
+        except Exception:  # releasing must never block a new session or quitting
+            log.warning("releasing the session failed", exc_info=True)
 
     @staticmethod
     async def _close_client(client: ChatClient) -> None:

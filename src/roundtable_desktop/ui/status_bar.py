@@ -229,6 +229,10 @@ class SessionStatusBar(QStatusBar):
         return "Working… (Esc stops it)"
 
     def _next_sentence(self, session: SessionProtocol) -> str:
+        own = window_kind(self._bridge.kind()).next_sentence
+        text = own(session) if own is not None else ""
+        if text:
+            return text
         specs = {spec.id: spec for spec in session.actions()}
         seat = session.awaiting_human()
         if seat:

@@ -10,16 +10,23 @@ own colours (dimmer than text, still above 4.5:1 contrast) and a dashed border, 
 look disabled without becoming unreadable. `inks()` gives widgets that paint their own
 text (transcript, polygon, diffs) colours that read well on the palette they sit on.
 Fonts: only sizes are set, never a family without fallbacks, so the platform's font
-fallback can find glyphs (CJK titles) the default family lacks.
+fallback can find glyphs (CJK titles) the default family lacks. Arrows the stylesheet
+draws (spin-box steps, combo-box drop-downs, tab-bar scroll buttons) are the bundled
+images in resources/ui/arrows/, in the theme's text colour (disabled: its disabled
+colour) and sized with the zoom: once a stylesheet styles a spin box's frame, Qt no
+longer draws its arrows (a stray glyph in the light theme, nothing in the dark one).
 Must not hold widgets or read settings: callers pass the theme name and zoom they have.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QWidget
+
+from roundtable_desktop.paths import resources_dir
 
 THEMES = ("light", "dark")
 DEFAULT_THEME = "light"
@@ -142,6 +149,59 @@ def point_size(zoom: float) -> float:
 
 
 
+ARROWS = ("up", "down", "left", "right")
+
+
+def arrow_image(direction: str, theme: str, *, disabled: bool = False) -> Path:
+    """The bundled arrow pointing `direction`, in `theme`'s text (or disabled) colour."""
+    name = f"{direction}-{colors(theme).name}{'-disabled' if disabled else ''}.svg"
+    return resources_dir() / "ui" / "arrows" / name
+
+
+def _arrow_rules(theme: str, pt: float) -> str:
+    """Spin-box, combo-box and tab-scroll arrows as images, sized with the text. The
+    buttons keep their default origin (the padding box): with `subcontrol-origin:
+    border` Qt placed them outside the frame."""
+    c = colors(theme)
+
+    def url(direction: str, disabled: bool = False) -> str:
+        path = arrow_image(direction, theme, disabled=disabled).as_posix()
+        return f'url("{path}")'
+
+    arrow = max(7, round(pt * 0.75))  # pixels
+    button = max(14, round(pt * 1.6))
+    scroll = max(8, round(pt * 0.95))  # a tab-bar scroll button holds its arrow alone
+    return f"""
+QSpinBox::up-button, QSpinBox::down-button, QDoubleSpinBox::up-button,
+QDoubleSpinBox::down-button {{ width: {button}px;
+    background: {c.panel}; border-left: 1px solid {c.border}; }}
+QSpinBox::up-button, QDoubleSpinBox::up-button {{ subcontrol-position: top right;
+    border-bottom: 1px solid {c.border}; }}
+QSpinBox::down-button, QDoubleSpinBox::down-button {{ subcontrol-position: bottom right; }}
+QSpinBox::up-button:hover, QSpinBox::down-button:hover, QDoubleSpinBox::up-button:hover,
+QDoubleSpinBox::down-button:hover {{ background: {c.highlight}; }}
+QSpinBox::up-arrow, QDoubleSpinBox::up-arrow {{ image: {url("up")};
+    width: {arrow}px; height: {arrow}px; }}
+QSpinBox::down-arrow, QDoubleSpinBox::down-arrow {{ image: {url("down")};
+    width: {arrow}px; height: {arrow}px; }}
+QSpinBox::up-arrow:disabled, QSpinBox::up-arrow:off, QDoubleSpinBox::up-arrow:disabled,
+QDoubleSpinBox::up-arrow:off {{ image: {url("up", True)}; }}
+QSpinBox::down-arrow:disabled, QSpinBox::down-arrow:off,
+QDoubleSpinBox::down-arrow:disabled, QDoubleSpinBox::down-arrow:off {{
+    image: {url("down", True)}; }}
+QComboBox::drop-down {{ subcontrol-position: top right; width: {button}px;
+    border-left: 1px solid {c.border}; background: {c.panel}; }}
+QComboBox::down-arrow {{ image: {url("down")}; width: {arrow}px; height: {arrow}px; }}
+QComboBox::down-arrow:disabled {{ image: {url("down", True)}; }}
+QTabBar QToolButton::left-arrow {{ image: {url("left")}; width: {scroll}px;
+    height: {scroll}px; }}
+QTabBar QToolButton::right-arrow {{ image: {url("right")}; width: {scroll}px;
+    height: {scroll}px; }}
+QTabBar QToolButton::left-arrow:disabled {{ image: {url("left", True)}; }}
+QTabBar QToolButton::right-arrow:disabled {{ image: {url("right", True)}; }}
+"""
+
+
 def window_stylesheet(theme: str, zoom: float) -> str:
     """The application stylesheet: only colours, spacing and sizes, never layout."""
     c = colors(theme)
@@ -253,7 +313,7 @@ QGroupBox {{ background: {c.background}; border: 1px solid {c.border}; border-ra
 QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 4px; }}
 QToolTip {{ background: {c.panel}; color: {c.text}; border: 1px solid {c.border};
            padding: 4px; }}
-"""
+""" + _arrow_rules(theme, pt)
 
 
 def palette(theme: str) -> QPalette:

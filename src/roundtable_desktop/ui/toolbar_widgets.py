@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roundtable_desktop.protocols.kinds import PLANNED_KINDS, all_kinds
+from roundtable_desktop.protocols.kinds import all_kinds
 from roundtable_desktop.ui.elided_label import elide_words
 
 OVERFLOW_TEXT = "»"
@@ -111,20 +111,11 @@ def labelled(text: str, fields: tuple[QWidget, ...], parent: QWidget) -> QWidget
 
 
 def kind_model() -> QStandardItemModel:
-    """Every registered kind, then the planned ones, listed but disabled."""
+    """Every registered kind, in the order they were registered."""
     model = QStandardItemModel()
     for spec in all_kinds():
         item = QStandardItem(spec.name.capitalize())
         item.setData(spec.name, KIND_NAME)
         item.setToolTip(f"{spec.title}: {spec.description}")
-        model.appendRow(item)
-    built = {spec.name for spec in all_kinds()}
-    for kind in PLANNED_KINDS:
-        if kind in built:
-            continue
-        item = QStandardItem(f"{kind.capitalize()} (not built yet)")
-        item.setData(kind, KIND_NAME)
-        item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
-        item.setToolTip("Not built yet.")
         model.appendRow(item)
     return model

@@ -24,6 +24,7 @@ from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.protocols.kinds import kind_names
 from roundtable_desktop.protocols.session_export import export_session
 from roundtable_desktop.store.database import StoreError
+from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
 from roundtable_desktop.ui.dialogs.settings_dialog import SettingsDialog
 from roundtable_desktop.ui.replay_bar import ReplayBar
@@ -180,13 +181,19 @@ class WindowMenus(QObject):
         widget = ReplayBar(self.window.bridge, self.window)
         self.window.addToolBarBreak()
         self.window.addToolBar(widget)
-        widget.payloadChanged.connect(self._on_replay_payload_changed)
+        widget.callShown.connect(self._on_replay_call_shown)
         widget.closed.connect(self._on_replay_closed)
         self.replay_widget = widget
         return widget
 
-    def _on_replay_payload_changed(self, document: str) -> None:
-        self.window.context_view.show_document(document, "Replay — this payload as it was sent")
+    def _on_replay_call_shown(self, call: CallRecord | None, kind: str) -> None:
+        """The step's whole request as it was sent, its reply under it."""
+        view = self.window.context_view
+        if call is None:
+            view.show_document("")
+            return
+        what = f"{call.label}, " if call.label else ""
+        view.show_call(call, f"Replay — {what}as it was sent", kind=kind)
 
     def _on_live_triggered(self) -> None:
         if self.replay_widget is not None:

@@ -18,7 +18,6 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QDockWidget, QWidget
 
-from roundtable_desktop.domain.meeting import MeetingState
 from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.ui.bridge import EngineBridge
 
@@ -50,31 +49,11 @@ class BridgeDock(QDockWidget):
         bridge.sessionChanged.connect(self._on_bridge_session_changed)
 
     # -- what subclasses read ---------------------------------------------------------
-    def state(self) -> MeetingState | None:
-        return self.bridge.state()
-
     def live_session(self) -> SessionProtocol | None:
         """The running session, or None in replay or with no session."""
         if self.bridge.read_only or self.bridge.handle is None:
             return None
         return self.bridge.handle.session
-
-    def editing_blocked(self) -> str:
-        """Why the user may not change anything now, or "" when they may."""
-        if self.bridge.read_only:
-            return "Replay is read-only."
-        session = self.live_session()
-        if session is None or self.state() is None:
-            return "No session is running."
-        if session.ended:
-            return "The meeting has ended."
-        if session.busy:
-            return "A call is running; wait for it or press Stop."
-        # Auto flow runs tools between calls; the protocol says so through its actions.
-        turn = next((a for a in session.actions() if a.id == "next_turn"), None)
-        if turn is not None and not turn.enabled:
-            return turn.reason or "The session is busy."
-        return ""
 
     # -- theme --------------------------------------------------------------------------
     def theme_palette(self) -> QPalette:

@@ -230,8 +230,8 @@ class CallsDock(BridgeDock):
             self.table.scrollToBottom()
 
     def _update_names(self) -> None:
-        state = self.state()
-        self.model.names = {a.id: a.name for a in state.actors} if state else {}
+        summary = self.bridge.summary()
+        self.model.names = {p.id: p.name for p in summary.participants} if summary else {}
 
     def _reload_one(self, call_id: str) -> None:
         store = self.bridge.store()

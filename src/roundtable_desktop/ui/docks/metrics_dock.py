@@ -18,9 +18,18 @@ import math
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette, QResizeEvent
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from roundtable_desktop.domain.calls import CallStatus
 from roundtable_desktop.domain.events import CallFinished, CallStarted
@@ -28,12 +37,18 @@ from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.elided_label import ElidedLabel
 from roundtable_desktop.ui.theme import Inks, inks
 
 BY_PURPOSE, BY_PARTICIPANT = "By purpose", "By participant"
 # The theme's inks the curves take, in order (each theme's seven are distinct).
 SERIES_INKS = ("tool", "live", "warning", "added", "error", "system", "outline")
 NO_PARTICIPANT = "no participant"
+PLACEHOLDER = "No calls yet: latency and tokens appear here after the first call."
+# The plots sit side by side when their area is at least this much wider than tall.
+SIDE_BY_SIDE_RATIO = 1.6
+PLOT_MIN = (110, 56)  # pixels: a plot still shows its ticks and points
+LABEL_LINES = 1.6  # a value label per this many lines of its text, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +81,78 @@ class _Curve:
         return cls(lines=(latency.plot(), tokens.plot()), marks=marks)
 
 
+class _ValueAxis(pg.AxisItem):
+    """A value axis whose labels never run into one another: at most one label per
+    LABEL_LINES lines of its text along the axis (pyqtgraph picks about log(pixels)
+    labels whatever the font, so a short plot at a large zoom stacked them), at 1, 2,
+    2.5 or 5 times a power of ten."""
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float):  # type: ignore[no-untyped-def]
+        span = maxVal - minVal
+        if span <= 0 or size <= 0:
+            return super().tickSpacing(minVal, maxVal, size)
+        font = self.style.get("tickFont") or QFont()
+        line = QFontMetricsF(font).height()
+        most = max(1, int(size // (LABEL_LINES * line)))
+        raw = span / most
+        magnitude = 10 ** math.floor(math.log10(raw))
+        step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+        return [(step, 0)]
+
+
+class _PlotsArea(QWidget):
+    """The two plots, each under its heading: side by side when the area is wide and
+    low, one above the other when it is tall."""
+
+    def __init__(self, columns: list[QWidget]) -> None:
+        super().__init__()
+        self.setObjectName("metricsPlots")
+        self._columns = columns
+        self.row = QBoxLayout(QBoxLayout.Direction.TopToBottom, self)
+        # Its least size is the side-by-side one (minimumSizeHint), whichever way the
+        # plots sit now: a low dock never needs to scroll them, they go side by side.
+        self.row.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        self.row.setContentsMargins(0, 0, 0, 0)
+        self.row.setSpacing(8)
+        for column in columns:
+            self.row.addWidget(column, 1)
+
+    def side_by_side(self) -> bool:
+        return self.row.direction() == QBoxLayout.Direction.LeftToRight
+
+    def minimumSizeHint(self) -> QSize:
+        least = [c.minimumSizeHint() for c in self._columns]
+        return QSize(sum(s.width() for s in least) + self.row.spacing() * (len(least) - 1),
+                     max(s.height() for s in least))
+
+    def _stacked_height(self) -> int:
+        least = [c.minimumSizeHint().height() for c in self._columns]
+        return sum(least) + self.row.spacing() * (len(least) - 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        size = event.size()
+        wide = size.width() >= SIDE_BY_SIDE_RATIO * size.height() \
+            or size.height() < self._stacked_height()
+        direction = QBoxLayout.Direction.LeftToRight if wide else \
+            QBoxLayout.Direction.TopToBottom
+        if direction != self.row.direction():
+            self.row.setDirection(direction)
+
+
+def _headed(heading: str, name: str, plot: QWidget) -> QWidget:
+    column = QWidget()
+    layout = QVBoxLayout(column)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(0)
+    label = ElidedLabel(heading)  # whole words then "…" in a narrow column
+    label.setObjectName(name)
+    label.setContentsMargins(6, 2, 6, 0)
+    layout.addWidget(label)
+    layout.addWidget(plot, 1)
+    return column
+
+
 class MetricsDock(BridgeDock):
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__("Metrics", "metricsDock", bridge, parent)
@@ -74,34 +161,45 @@ class MetricsDock(BridgeDock):
         self.group_combo.addItems([BY_PURPOSE, BY_PARTICIPANT])
         self.group_combo.setToolTip("One curve per purpose of the calls, or per participant.")
         self.group_combo.currentIndexChanged.connect(self._on_group_combo_changed)
-        self.totals = QLabel()
+        self.totals = ElidedLabel()  # whole words then "…": never widens the dock
         self.totals.setObjectName("metricsTotals")
-        self.totals.setTextFormat(Qt.TextFormat.PlainText)
+        self.totals.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.legend = QLabel()
         self.legend.setObjectName("metricsLegend")
         self.legend.setTextFormat(Qt.TextFormat.RichText)  # names are escaped (_legend_html)
         self.legend.setWordWrap(True)
-        self.legend.setContentsMargins(6, 0, 6, 2)
-        self.latency_plot = self._plot("metricsLatency", "Latency", "s")
-        self.tokens_plot = self._plot("metricsTokens", "Tokens", "")
+        self.legend.setContentsMargins(10, 0, 6, 0)
+        self.legend.setMinimumWidth(1)  # a narrow dock wraps or clips it: never widens
+        self.latency_plot = self._plot("metricsLatency")
+        self.tokens_plot = self._plot("metricsTokens")
         self.tokens_plot.setXLink(self.latency_plot)
-        self.tokens_plot.setLabel("bottom", "Call")
+        self.plots = _PlotsArea([
+            _headed("Latency per call (s)", "metricsLatencyHeading", self.latency_plot),
+            _headed("Tokens per call (prompt + reply)", "metricsTokensHeading",
+                    self.tokens_plot)])
+        self.placeholder = QLabel(PLACEHOLDER)
+        self.placeholder.setObjectName("metricsPlaceholder")
+        self.placeholder.setTextFormat(Qt.TextFormat.PlainText)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setContentsMargins(12, 12, 12, 12)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.placeholder)
+        self.stack.addWidget(self.plots)
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 2, 6, 2)
         label = QLabel("&Curves:")
         label.setBuddy(self.group_combo)
         bar.addWidget(label)
         bar.addWidget(self.group_combo)
-        bar.addStretch(1)
-        bar.addWidget(self.totals)
+        bar.addWidget(self.legend, 2)  # on the bar's line: the plots keep that height
+        bar.addWidget(self.totals, 2, Qt.AlignmentFlag.AlignRight)
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(0, 0, 8, 4)  # the last call's mark clear of the edge
         layout.setSpacing(0)
         layout.addLayout(bar)
-        layout.addWidget(self.legend)
-        layout.addWidget(self.latency_plot, 1)
-        layout.addWidget(self.tokens_plot, 1)
+        layout.addWidget(self.stack, 1)
         self.setWidget(body)
         self.setMinimumSize(220, 200)
 
@@ -140,6 +238,13 @@ class MetricsDock(BridgeDock):
         found = self._curves.get(name)
         return None if found is None else found.marks[0 if plot == "latency" else 1]
 
+    def showing_placeholder(self) -> bool:
+        """True while no call has finished: a sentence stands where the plots will be."""
+        return self.stack.currentWidget() is self.placeholder
+
+    def plots_side_by_side(self) -> bool:
+        return self.plots.side_by_side()
+
     def group_by_participant(self, yes: bool) -> None:
         self.group_combo.setCurrentIndex(1 if yes else 0)
 
@@ -172,8 +277,8 @@ class MetricsDock(BridgeDock):
         self._names = {p.id: p.name for p in summary.participants} if summary else {}
 
     # -- drawing ------------------------------------------------------------------------------
-    def _plot(self, name: str, title: str, units: str) -> pg.PlotWidget:
-        plot = pg.PlotWidget()
+    def _plot(self, name: str) -> pg.PlotWidget:
+        plot = pg.PlotWidget(axisItems={"left": _ValueAxis("left")})
         plot.setObjectName(name)
         plot.setAntialiasing(True)
         item = plot.getPlotItem()
@@ -182,7 +287,7 @@ class MetricsDock(BridgeDock):
         item.setMouseEnabled(x=False, y=False)
         item.showGrid(x=False, y=True, alpha=0.25)
         item.getViewBox().setDefaultPadding(0.08)  # the marks at the edges stay whole
-        plot.setLabel("left", title, units=units or None)
+        plot.setMinimumSize(*PLOT_MIN)
         return plot
 
     def _series_of(self, point: CallPoint) -> str:
@@ -221,8 +326,9 @@ class MetricsDock(BridgeDock):
         self.legend.setVisible(bool(series))
         calls = len(self._points)
         mean = sum(p.latency_s for p in self._points) / calls if calls else 0.0
-        self.totals.setText(f"{count_of(calls, 'call')}, mean {mean:.2f} s" if calls else
-                            "No finished calls yet.")
+        self.totals.set_full_text(
+            f"{count_of(calls, 'call')}, mean {mean:.2f} s" if calls else "")
+        self.stack.setCurrentWidget(self.plots if calls else self.placeholder)
 
     def _set_call_ticks(self) -> None:
         """Whole call numbers on the x axis, about eight of them, each point inside."""

@@ -1,7 +1,7 @@
 """The Transcript dock: what was said, with each model reply streamed in live, for every kind.
 
-Lines come from the roundtable's MeetingState (names from its actors) or, for every other
-kind, from the kind-neutral `summary().transcript`; they are appended incrementally (a
+Lines come from the kind-neutral `summary().transcript` of every kind; they are appended
+incrementally (a
 full re-render happens only when the transcript diverged, the theme changed or another
 session is shown). Tool calls and refusals have their own colour and prefix (⚙ ran,
 ✗ refused). Each call in flight streams into an entry of its own, keyed by its call_id,
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from roundtable_desktop.domain.calls import CallStatus
 from roundtable_desktop.domain.events import CallFinished, CallStarted
-from roundtable_desktop.domain.meeting import MeetingState, TranscriptKind
+from roundtable_desktop.domain.meeting import TranscriptKind
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
 from roundtable_desktop.ui.theme import LIGHT_INKS, Inks, inks, monospace_font
@@ -41,7 +41,6 @@ PREFIX = {
     TranscriptKind.SYSTEM.value: "· ",
 }
 # The roundtable's state parts that change its transcript; other kinds refresh on any part.
-_ROUNDTABLE_PARTS = frozenset({"transcript", "turn", "ended", "actors"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +114,6 @@ class TranscriptDock(BridgeDock):
     # -- transcript lines ----------------------------------------------------------------
     def _lines(self) -> list[Line] | None:
         """The session's transcript as lines (None with no session)."""
-        state = self.state()
-        if state is not None:
-            return [Line(name=_actor_name(state, line.actor_id), kind=line.kind.value,
-                         text=line.text) for line in state.transcript]
         summary = self.bridge.summary()
         if summary is None:
             return None
@@ -202,10 +197,8 @@ class TranscriptDock(BridgeDock):
     def _header(self, event: CallStarted) -> str:
         name = ""
         if event.actor_id:
-            state = self.state()
-            summary = None if state is not None else self.bridge.summary()
-            name = _actor_name(state, event.actor_id) if state is not None else (
-                summary.name_of(event.actor_id) if summary is not None else event.actor_id)
+            summary = self.bridge.summary()
+            name = summary.name_of(event.actor_id) if summary is not None else event.actor_id
         name = name or event.label or "The model"
         if event.purpose == "reply":
             return f"▸ {name} is replying ({event.model}):"
@@ -281,9 +274,8 @@ class TranscriptDock(BridgeDock):
                 self._insert_reply(reply)
 
     # -- plumbing -----------------------------------------------------------------------
-    def _on_bridge_state_changed(self, part: str) -> None:
-        if self.state() is None or part in _ROUNDTABLE_PARTS:
-            self.schedule_refresh()
+    def _on_bridge_state_changed(self, _part: str) -> None:
+        self.schedule_refresh()  # lines only append: a refresh with nothing new is cheap
 
     def _on_bridge_session_ended(self, _reason: str) -> None:
         self.schedule_refresh()
@@ -308,11 +300,6 @@ class TranscriptDock(BridgeDock):
     def _scroll_to_bottom(self) -> None:
         bar = self.view.verticalScrollBar()
         bar.setValue(bar.maximum())
-
-
-def _actor_name(state: MeetingState, actor_id: str | None) -> str:
-    actor = state.actor_by_id(actor_id) if actor_id else None
-    return actor.name if actor else (actor_id or "")
 
 
 def _formats(base: QFont, ink: Inks) -> dict[str, QTextCharFormat]:

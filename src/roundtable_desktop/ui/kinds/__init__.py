@@ -11,12 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from roundtable_desktop.ui.kinds.debate import DEBATE_WINDOW
+from roundtable_desktop.ui.kinds.legion import LEGION_WINDOW
+from roundtable_desktop.ui.kinds.negotiation import NEGOTIATION_WINDOW
 from roundtable_desktop.ui.kinds.roundtable import ROUNDTABLE_WINDOW
 from roundtable_desktop.ui.kinds.spec import WindowKind
+from roundtable_desktop.ui.kinds.tutor import TUTOR_WINDOW
 
 __all__ = ["WindowKind", "register_window_kind", "window_kind"]
 
-_KINDS: dict[str, WindowKind] = {ROUNDTABLE_WINDOW.name: ROUNDTABLE_WINDOW}
+_KINDS: dict[str, WindowKind] = {k.name: k for k in (ROUNDTABLE_WINDOW, NEGOTIATION_WINDOW,
+                                                       TUTOR_WINDOW, LEGION_WINDOW,
+                                                       DEBATE_WINDOW)}
 
 
 def register_window_kind(spec: WindowKind) -> Callable[[], None]:

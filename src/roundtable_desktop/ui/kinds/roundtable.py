@@ -12,11 +12,11 @@ from __future__ import annotations
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import ResultSection, SessionSummary
 from roundtable_desktop.ui.dock_set import Area, DockSpec
-from roundtable_desktop.ui.docks.actors_dock import ActorsDock
-from roundtable_desktop.ui.docks.candidates_dock import CandidatesDock
-from roundtable_desktop.ui.docks.composer_dock import ComposerDock
-from roundtable_desktop.ui.docks.mcp_dock import McpDock
-from roundtable_desktop.ui.docks.whiteboard_dock import WhiteboardDock
+from roundtable_desktop.ui.docks.roundtable_actors_dock import ActorsDock
+from roundtable_desktop.ui.docks.roundtable_candidates_dock import CandidatesDock
+from roundtable_desktop.ui.docks.roundtable_composer_dock import ComposerDock
+from roundtable_desktop.ui.docks.roundtable_mcp_dock import McpDock
+from roundtable_desktop.ui.docks.roundtable_whiteboard_dock import WhiteboardDock
 from roundtable_desktop.ui.kinds.spec import WindowKind
 
 

@@ -2,8 +2,10 @@
 
 A kind's window spec names its own docks (DockSpec: class, starting area, the dock it
 is tabbed with), `result` (the result section the end panel shows; by default the
-summary's own), `what_happened` (the end panel's one sentence) and the dock its human
-seat writes in. Must not build widgets or hold session state.
+summary's own), `what_happened` (the end panel's one sentence), the dock its human
+seat writes in, and `next_sentence`: what to do next in the kind's own words, which the
+status line shows while the session waits for the user ("" or None: the shared
+sentence built from `next_step()`). Must not build widgets or hold session state.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import ResultSection, SessionSummary
+from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.ui.dock_set import DockSpec
 
 
@@ -34,3 +37,4 @@ class WindowKind:
     result: Callable[[SessionSummary], ResultSection] = summary_result
     what_happened: Callable[[SessionSummary, str, int], str] = ended_sentence
     human_seat_dock: str = ""  # object name of the dock a human seat writes in
+    next_sentence: Callable[[SessionProtocol], str] | None = None

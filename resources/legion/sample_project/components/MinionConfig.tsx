@@ -1,0 +1,4 @@
+// MinionConfig: a placeholder component of the sample project (read-only tool demo).
+export function MinionConfig(): null {
+  return null;
+}

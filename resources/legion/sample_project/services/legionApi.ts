@@ -1,0 +1,2 @@
+// A placeholder service of the sample project (read-only tool demo).
+export const version = "0.1.0";

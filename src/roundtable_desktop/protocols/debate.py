@@ -1,0 +1,337 @@
+"""The debate session (seed 004, blitz mode): a hand of persona cards on a topic.
+
+Steps, each one action (next_step() gives it; Auto and the headless driver follow it):
+`claims` (one call), `stances` (agent x claim, all at once), `round` (every agent of
+every table at once, each from the state after the previous round), `merge` (one call,
+then ranking, the merged blackboard, reseating, coverage), repeated for `merge_cycles`
+unless the stop conditions end it sooner, then `final` (3-5 representatives on the
+merged blackboard) and `map` (the disagreement map). `deal` re-deals the hand before the
+claims are drawn. All model replies go through the shared structured path (one repair).
+Events: StateChanged parts hand, claims, stances, tables, answer (detail: agent id),
+round, merge, metrics, map, phase; SessionEnded with the map.
+Must not import Qt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from roundtable_desktop.domain.events import SessionEnded, StateChanged
+from roundtable_desktop.domain.summary import SessionSummary
+from roundtable_desktop.llm.client import ChatClient
+from roundtable_desktop.protocols.base import (
+    Action,
+    ActionSpec,
+    ActionUnavailable,
+    PendingPayload,
+    SessionProtocol,
+)
+from roundtable_desktop.protocols.bus import EventBus
+from roundtable_desktop.protocols.debate_deck import load_deck, validate_hand
+from roundtable_desktop.protocols.debate_merge import apply_answer, apply_merge, final_table
+from roundtable_desktop.protocols.debate_progress import (
+    outcomes,
+    record_metrics,
+    snapshot,
+    stop_decision,
+)
+from roundtable_desktop.protocols.debate_requests import (
+    Built,
+    answer_request,
+    claims_request,
+    map_request,
+    merge_request,
+    prompt_snapshot,
+    stance_request,
+)
+from roundtable_desktop.protocols.debate_setup import agents_of
+from roundtable_desktop.protocols.debate_state import (
+    AgentAnswer,
+    AgentStance,
+    Claim,
+    ClaimsReply,
+    DebateMap,
+    DebateState,
+    MergeReply,
+    RoundRecord,
+    StanceReply,
+)
+from roundtable_desktop.protocols.debate_summary import debate_summary
+from roundtable_desktop.protocols.debate_tables import (
+    assign_tables,
+    claim_cruxes,
+    representatives,
+)
+from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.protocols.payloads import chat_payload
+from roundtable_desktop.protocols.structured_call import call_structured
+
+DEAL, CLAIMS, STANCES, ROUND, MERGE, FINAL, MAP = (
+    "deal", "claims", "stances", "round", "merge", "final", "map")
+LABELS = {CLAIMS: "Draw the claims", STANCES: "Take initial stances",
+          ROUND: "Play a round", MERGE: "Merge the tables", FINAL: "Final table",
+          MAP: "Draw the disagreement map"}
+
+
+class DebateSession(SessionProtocol):
+    kind = "debate"
+
+    def __init__(self, state: DebateState, *, client: ChatClient, bus: EventBus | None = None,
+                 model: str = "offline", provider: str = "offline",
+                 parallel: int = DEFAULT_PARALLEL) -> None:
+        super().__init__(client=client, bus=bus, parallel=parallel)
+        self.state = state
+        self.model = model
+        self.provider = provider
+
+    # -- what the user may do ---------------------------------------------------------------
+    def actions(self) -> list[ActionSpec]:
+        s = self.state
+        why = "The debate has ended." if s.ended else (
+            "The agents are still answering." if self.running else None)
+        specs = [ActionSpec(id=DEAL, label="Deal a hand",
+                            enabled=why is None and not s.claims,
+                            reason=why or ("The hand is dealt: the claims are drawn."
+                                           if s.claims else ""), needs_text=True)]
+        for step in (CLAIMS, STANCES, ROUND, MERGE, FINAL, MAP):
+            now = s.phase == step
+            specs.append(ActionSpec(
+                id=step, label=LABELS[step], enabled=why is None and now,
+                reason=why or ("" if now else f"Now: {LABELS.get(s.phase, s.phase)}."),
+                shortcut="Ctrl+Return" if now else ""))
+        specs += self.common_specs(auto_why="The debate has ended." if s.ended else None)
+        return specs
+
+    def next_step(self) -> Action | None:
+        return None if self.state.ended else Action(id=self.state.phase)
+
+    def progress(self) -> int:
+        return self.state.steps
+
+    async def _perform(self, action: Action) -> bool:
+        steps = {CLAIMS: self._claims, STANCES: self._stances, ROUND: self._round,
+                 MERGE: self._merge, FINAL: self._final, MAP: self._map}
+        if action.id == DEAL:
+            self._deal(action)
+            return True
+        if action.id not in steps:
+            raise ActionUnavailable(f"Unknown action {action.id!r}.")
+        ok = await steps[action.id]()
+        if ok:
+            self.state.steps += 1
+        return ok
+
+    def _phase(self, phase: str) -> None:
+        self.state.phase = phase  # type: ignore[assignment]
+        self.emit(StateChanged(part="phase", detail=phase))
+
+    # -- steps ----------------------------------------------------------------------------------
+    def _deal(self, action: Action) -> None:
+        s = self.state
+        deck = load_deck(s.deck)
+        hand = validate_hand(deck, list(action.cards or []), action.text or s.topic)
+        s.agents, s.topic = agents_of(deck, hand.cards), hand.topic
+        self.emit(StateChanged(part="hand", detail=",".join(a.id for a in s.agents)))
+
+    def _snapshot(self):
+        return prompt_snapshot(self.state, self.provider)
+
+    async def _claims(self) -> bool:
+        request, layers = claims_request(self.state, self._snapshot(), self.model)
+        result = await call_structured(self, None, request, ClaimsReply, label="claims",
+                                       layers=layers)
+        if result.value is None:
+            return False
+        self.state.claims = [Claim(id=f"c{i + 1}", text=c.text, pro=c.pro, con=c.con)
+                             for i, c in enumerate(result.value.claims)]
+        self.emit(StateChanged(part="claims"))
+        self._phase(STANCES)
+        return True
+
+    def _stance_calls(self) -> list[tuple[str, str, Built]]:
+        s, snap = self.state, self._snapshot()
+        return [(a.id, c.id, stance_request(s, snap, self.model, a, c))
+                for a in s.agents for c in s.claims]
+
+    async def _stances(self) -> bool:
+        s = self.state
+
+        async def one(agent: str, claim: str, built: Built) -> None:
+            request, layers = built
+            label = f"{s.agent(agent).name} · stance on {claim}"
+            result = await call_structured(self, agent, request, StanceReply, label=label,
+                                           layers=layers)
+            reply = result.value
+            if reply is None:
+                s.failures.append(f"{label}: {result.error}")
+            s.stances.append(AgentStance(
+                agent=agent, claim=claim, round=0,
+                stance=reply.stance if reply else "uncertain",
+                confidence=reply.confidence if reply else 0.0,
+                reason=reply.reason if reply else "",
+                failed="" if reply else f"counted as uncertain: {result.error}"))
+            self.emit(StateChanged(part="stances", detail=agent))
+
+        before = list(s.stances)
+        await asyncio.gather(*(one(a, c, b) for a, c, b in self._stance_calls()))
+        if all(x.failed for x in s.stances[len(before):]):
+            s.stances = before  # no reply at all (a rejected key, Stop): try the step again
+            return False
+        order = {(a.id, c.id): i for i, (a, c) in
+                 enumerate((a, c) for a in s.agents for c in s.claims)}
+        s.stances.sort(key=lambda x: (x.round, order.get((x.agent, x.claim), 0)))
+        claim_cruxes(s)
+        s.tables = assign_tables(s)
+        record_metrics(s, 0)
+        self.emit(StateChanged(part="tables"))
+        self.emit(StateChanged(part="metrics"))
+        self._phase(ROUND)
+        return not self._stopped()
+
+    def _stopped(self) -> bool:
+        return self._stop_requested
+
+    def _answer_calls(self, final: bool) -> list[tuple[str, int, Built]]:
+        """Every agent's request for the next round, all built before any is sent."""
+        s, snap = self.state, self._snapshot()
+        index = len(s.rounds) + 1
+        calls, seen = [], set()
+        for table in s.tables:
+            for agent in table.agents:
+                if agent in seen:
+                    continue  # an agent seated at two tables answers once
+                seen.add(agent)
+                calls.append((agent, table.id, answer_request(
+                    s, snap, self.model, s.agent(agent), table, index, final)))
+        return calls
+
+    async def _play(self, final: bool) -> RoundRecord | None:
+        """One round; None (nothing changed) when no agent's reply could be read."""
+        s = self.state
+        calls = self._answer_calls(final)
+        record = RoundRecord(index=len(s.rounds) + 1, final=final,
+                             tables=[t.model_copy() for t in s.tables])
+
+        async def one(agent: str, table: int, built: Built):
+            request, layers = built
+            label = f"{s.agent(agent).name} · round {record.index}"
+            result = await call_structured(self, agent, request, AgentAnswer, label=label,
+                                           layers=layers)
+            if result.value is None:
+                s.failures.append(f"{label}: {result.error}")
+            self.emit(StateChanged(part="answer", detail=agent))
+            return agent, table, result
+
+        results = await asyncio.gather(*(one(a, t, b) for a, t, b in calls))
+        if not any(result.ok for _, _, result in results):
+            return None
+        for agent, table, result in results:  # applied together, after all have answered
+            apply_answer(s, record, agent, table, result.value,
+                         f"counted as uncertain: {result.error}")
+        s.rounds.append(record)
+        self.emit(StateChanged(part="round", detail=str(record.index)))
+        return record
+
+    async def _round(self) -> bool:
+        if await self._play(final=False) is None:
+            return False
+        self._phase(MERGE)
+        return not self._stopped()
+
+    async def _merge(self) -> bool:
+        s = self.state
+        record = s.rounds[-1]
+        request, layers = merge_request(s, self._snapshot(), self.model, record.index)
+        result = await call_structured(self, None, request, MergeReply,
+                                       label=f"merge after round {record.index}",
+                                       layers=layers)
+        apply_merge(s, record, result.value, result.error)
+        event = s.table_rounds()
+        record_metrics(s, event)
+        s.snapshots.append(snapshot(s))
+        decision = stop_decision(s, s.snapshots)
+        self.emit(StateChanged(part="merge", detail=str(record.index)))
+        self.emit(StateChanged(part="tables"))
+        self.emit(StateChanged(part="metrics"))
+        if decision.reason is not None:
+            s.stop_reason, s.stop_detail = decision.reason, decision.detail
+            s.tables = final_table(representatives(s))
+            self.emit(StateChanged(part="tables"))
+            self._phase(FINAL)
+        else:
+            self._phase(ROUND)
+        return True
+
+    async def _final(self) -> bool:
+        s = self.state
+        if await self._play(final=True) is None:
+            return False
+        done = sum(1 for r in s.rounds if r.final)
+        record_metrics(s, s.table_rounds() + done)
+        s.outcomes = outcomes(s)
+        self.emit(StateChanged(part="metrics"))
+        if done >= s.final_rounds:
+            self._phase(MAP)
+        return not self._stopped()
+
+    async def _map(self) -> bool:
+        s = self.state
+        if not s.outcomes:
+            s.outcomes = outcomes(s)
+        request, layers = map_request(s, self._snapshot(), self.model)
+        result = await call_structured(self, None, request, DebateMap,
+                                       label="disagreement map", layers=layers)
+        if result.value is None:
+            return False
+        s.map = result.value
+        s.ended = True
+        self.emit(StateChanged(part="map"))
+        self._phase("ended")
+        converged = [o.claim for o in s.outcomes if o.status == "converged"]
+        split = [o.claim for o in s.outcomes if o.status != "converged"]
+        self.emit(SessionEnded(reason=f"Stopped: {s.stop_reason or 'done'} "
+                                      f"({s.stop_detail}). Converged: "
+                                      f"{', '.join(converged) or 'none'}; split: "
+                                      f"{', '.join(split) or 'none'}."))
+        return True
+
+    # -- payloads, persistence, summary -----------------------------------------------------------
+    def pending_payloads(self) -> list[PendingPayload]:
+        s = self.state
+        if s.ended or self.running:
+            return []
+        snap = self._snapshot()
+        if s.phase == CLAIMS:
+            request, layers = claims_request(s, snap, self.model)
+            return [chat_payload(None, "claims", request, layers)]
+        if s.phase == STANCES:
+            return [chat_payload(a, f"{s.agent(a).name} · stance on {c}", r, ly)
+                    for a, c, (r, ly) in self._stance_calls()]
+        if s.phase in (ROUND, FINAL):
+            index = len(s.rounds) + 1
+            return [chat_payload(a, f"{s.agent(a).name} · round {index}", r, ly)
+                    for a, _, (r, ly) in self._answer_calls(s.phase == FINAL)]
+        if s.phase == MERGE and s.rounds:
+            index = s.rounds[-1].index
+            request, layers = merge_request(s, snap, self.model, index)
+            return [chat_payload(None, f"merge after round {index}", request, layers)]
+        if s.phase == MAP:
+            request, layers = map_request(s, snap, self.model)
+            return [chat_payload(None, "disagreement map", request, layers)]
+        return []
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"debate": self.state.model_dump(mode="json"), "model": self.model,
+                "provider": self.provider}
+
+    def state_json(self) -> str:
+        return json.dumps(self.state_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @property
+    def ended(self) -> bool:
+        return self.state.ended
+
+    def summary(self) -> SessionSummary:
+        return debate_summary(self.state)

@@ -1,0 +1,261 @@
+"""Decks of persona cards for the debate kind, their contracts, and a dealt hand.
+
+A deck is resources/debate/decks/<deck>/: `personas.json` (the deck's metadata and its
+card ids in order) and `contracts/<id>.json` (one persona contract each, seed 004's
+fields), with bundled avatars in `avatars/`. Every file is validated with pydantic; a
+file that does not validate is refused with a `DeckError` naming the file and the field.
+A hand is 3-8 distinct unlocked cards of one deck plus a topic (`validate_hand`).
+Must not call models, hold session state or import Qt.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
+
+from roundtable_desktop.domain.refusal import Refusal
+from roundtable_desktop.paths import resources_dir
+
+MIN_HAND, MAX_HAND = 3, 8
+MIN_ANCHORS, MAX_ANCHORS = 10, 15
+DIMENSIONS: tuple[tuple[str, str], ...] = (
+    ("personality", "Personality"),
+    ("bias", "Bias"),
+    ("stakes", "Stakes"),
+    ("epistemology", "Epistemology"),
+    ("time_horizon", "Time horizon"),
+    ("flip_conditions", "Flip conditions"),
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])")
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class DeckError(Refusal):
+    """A deck or contract file that cannot be used; the message names file and field."""
+
+
+class HandError(Refusal):
+    """A hand that cannot be dealt; the message says why."""
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+
+
+class EvidencePolicy(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    acceptable: list[Text] = Field(min_length=1)
+    unacceptable: list[Text] = Field(min_length=1)
+    weighting_rules: list[Text] = Field(min_length=1)
+    tool_pull_triggers: list[Text] = Field(min_length=1)
+
+
+class Anchor(BaseModel):
+    """One excerpt of the persona's (fictional) corpus and where it came from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: Text
+    source: Text
+
+
+class Contract(BaseModel):
+    """A persona's core contract (seed 004): identity, six dimensions, evidence policy,
+    anchor excerpts, and the corpus build it was made from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    name: Text
+    handle: Text
+    avatar: Text
+    suite: Text
+    locked: bool = False
+    personality: str
+    bias: str
+    stakes: str
+    epistemology: str
+    time_horizon: str
+    flip_conditions: str
+    evidence_policy: EvidencePolicy
+    anchors: list[Anchor] = Field(min_length=MIN_ANCHORS, max_length=MAX_ANCHORS)
+    corpus_built_at: Text
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, value: str) -> str:
+        if not _ID.match(value):
+            raise ValueError("must be lower-case letters, digits and dashes")
+        return value
+
+    @field_validator("handle")
+    @classmethod
+    def _handle_shape(cls, value: str) -> str:
+        if not value.startswith("@"):
+            raise ValueError("must start with @")
+        return value
+
+    @field_validator("personality", "bias", "stakes", "epistemology", "time_horizon",
+                     "flip_conditions")
+    @classmethod
+    def _three_to_five_sentences(cls, value: str) -> str:
+        count = len(sentences(value))
+        if not 3 <= count <= 5:
+            raise ValueError(f"must be 3-5 sentences (has {count})")
+        return value.strip()
+
+    @field_validator("corpus_built_at")
+    @classmethod
+    def _timestamp(cls, value: str) -> str:
+        from datetime import datetime
+
+        try:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError("must be an ISO timestamp") from None
+        return value
+
+    def one_line(self, field: str) -> str:
+        """The first sentence of a dimension: the card detail's summary line."""
+        found = sentences(getattr(self, field))
+        return found[0] if found else ""
+
+
+class DeckMeta(BaseModel):
+    """personas.json: the deck and its cards in order (the contracts hold the rest)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Text
+    title: Text
+    description: str = ""
+    topic_hint: str = ""
+    cards: list[str] = Field(min_length=1)
+    demo_hand: list[str] = Field(default_factory=list)
+    demo_topic: str = ""
+
+
+class Deck(BaseModel):
+    name: str
+    title: str
+    description: str = ""
+    topic_hint: str = ""
+    demo_hand: list[str] = Field(default_factory=list)
+    demo_topic: str = ""
+    cards: list[Contract]
+    folder: str
+
+    def card(self, card_id: str) -> Contract:
+        for card in self.cards:
+            if card.id == card_id:
+                return card
+        raise KeyError(card_id)
+
+    def avatar_path(self, card: Contract) -> Path:
+        return Path(self.folder) / "avatars" / card.avatar
+
+
+class Hand(BaseModel):
+    deck: str
+    cards: list[Contract]
+    topic: str
+
+
+def decks_dir(root: Path | None = None) -> Path:
+    return (root or resources_dir()) / "debate" / "decks"
+
+
+def deck_names(root: Path | None = None) -> list[str]:
+    base = decks_dir(root)
+    if not base.is_dir():
+        return []
+    return sorted(p.name for p in base.iterdir() if (p / "personas.json").is_file())
+
+
+def _field_of(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "(the whole file)"
+    return f"field {where}: {first['msg']}"
+
+
+def _read_json(path: Path, shown: str) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DeckError(f"{shown} is missing.") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DeckError(f"{shown} is not readable JSON ({type(exc).__name__}).") from None
+
+
+def load_contract(path: Path, shown: str | None = None) -> Contract:
+    """One contract file; a DeckError names the file and the first bad field."""
+    shown = shown or path.name
+    data = _read_json(path, shown)
+    try:
+        contract = Contract.model_validate(data)
+    except ValidationError as exc:
+        raise DeckError(f"{shown} is not a valid contract: {_field_of(exc)}.") from None
+    if contract.id != path.stem:
+        raise DeckError(f"{shown} is not a valid contract: field id: "
+                        f"{contract.id!r} must match the file name {path.stem!r}.")
+    return contract
+
+
+def load_deck(name: str, root: Path | None = None) -> Deck:
+    folder = decks_dir(root) / name
+    shown = f"decks/{name}/personas.json"
+    if not (folder / "personas.json").is_file():
+        known = ", ".join(deck_names(root)) or "none"
+        raise DeckError(f"There is no deck {name!r}; the decks are: {known}.")
+    data = _read_json(folder / "personas.json", shown)
+    try:
+        meta = DeckMeta.model_validate(data)
+    except ValidationError as exc:
+        raise DeckError(f"{shown} is not a valid deck: {_field_of(exc)}.") from None
+    cards = [load_contract(folder / "contracts" / f"{cid}.json",
+                           f"decks/{name}/contracts/{cid}.json") for cid in meta.cards]
+    return Deck(name=name, title=meta.title, description=meta.description,
+                topic_hint=meta.topic_hint, demo_hand=meta.demo_hand,
+                demo_topic=meta.demo_topic, cards=cards, folder=str(folder))
+
+
+def parse_hand_ids(raw: str | list[str] | tuple[str, ...] | None) -> list[str]:
+    if raw is None:
+        return []
+    items = raw.split(",") if isinstance(raw, str) else list(raw)
+    return [item.strip() for item in items if item and item.strip()]
+
+
+def validate_hand(deck: Deck, ids: list[str], topic: str) -> Hand:
+    """The hand `ids` of `deck` on `topic`, or a HandError saying what is wrong."""
+    if not topic.strip():
+        raise HandError("Write a topic for the debate first.")
+    if len(set(ids)) != len(ids):
+        raise HandError("A card can be in the hand only once.")
+    if not MIN_HAND <= len(ids) <= MAX_HAND:
+        raise HandError(f"A hand is {MIN_HAND}-{MAX_HAND} cards; this one has {len(ids)}.")
+    cards = []
+    for cid in ids:
+        try:
+            card = deck.card(cid)
+        except KeyError:
+            raise HandError(f"The {deck.name} deck has no card {cid!r}; its cards are: "
+                            f"{', '.join(c.id for c in deck.cards)}.") from None
+        if card.locked:
+            raise HandError(f"{card.name} ({cid}) is locked and cannot be dealt.")
+        cards.append(card)
+    return Hand(deck=deck.name, cards=cards, topic=topic.strip())

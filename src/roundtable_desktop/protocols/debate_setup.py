@@ -1,0 +1,50 @@
+"""A new debate's state from a deck, a hand and a topic (the session options or the deck's
+demo hand). Must not call models or import Qt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from roundtable_desktop.protocols.debate_deck import (
+    Contract,
+    Deck,
+    DeckError,
+    deck_names,
+    load_deck,
+    parse_hand_ids,
+    validate_hand,
+)
+from roundtable_desktop.protocols.debate_state import Agent, DebateState
+
+MAX_MERGE_CYCLES = 3
+
+
+def agents_of(deck: Deck, cards: list[Contract]) -> list[Agent]:
+    return [Agent(id=c.id, name=c.name, handle=c.handle, suite=c.suite,
+                  avatar=str(deck.avatar_path(c)), contract=c) for c in cards]
+
+
+def deck_for(scenario: str, options: Mapping[str, Any]) -> Deck:
+    name = str(options.get("deck") or "")
+    if not name:
+        names = deck_names()
+        if not names:
+            raise DeckError("No debate deck is installed (resources/debate/decks).")
+        name = scenario if scenario in names else names[0]
+    return load_deck(name)
+
+
+def new_state(scenario: str, options: Mapping[str, Any]) -> DebateState:
+    """The state for `options` (deck, hand, topic, merge_cycles); the deck's demo hand
+    and topic where none is given."""
+    deck = deck_for(scenario, options)
+    ids = parse_hand_ids(options.get("hand")) or deck.demo_hand
+    topic = str(options.get("topic") or deck.demo_topic or deck.topic_hint)
+    hand = validate_hand(deck, ids, topic)
+    state = DebateState(deck=deck.name, deck_title=deck.title, topic=hand.topic,
+                        agents=agents_of(deck, hand.cards))
+    if "merge_cycles" in options:
+        state.merge_cycles = max(1, min(int(options["merge_cycles"]), MAX_MERGE_CYCLES))
+    return state

@@ -1,0 +1,63 @@
+"""The teacher view: the cartridge (persona mode, patterns, safety, transitions), the
+layers of the next request (each with its source), the student's path, the transitions
+taken and every withheld reply with why. Not for the student's eyes: it starts tabbed
+behind the Evaluation dock. Must hold no engine logic.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from roundtable_desktop.protocols.tutor_state import TutorState
+from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.docks.tutor_dock_base import TutorDock
+from roundtable_desktop.ui.session_runner import SessionRunner
+
+
+class TutorTeacherDock(TutorDock):
+    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None, *,
+                 runner: SessionRunner | None = None) -> None:
+        super().__init__("Teacher view", "tutorTeacherDock", bridge, parent, runner=runner)
+        self.text = QPlainTextEdit()
+        self.text.setObjectName("tutorTeacherText")
+        self.text.setReadOnly(True)
+        self.setWidget(self.text)
+        self.refresh()
+
+    def refresh(self) -> None:
+        state = self.tutor()
+        text = "No tutor exercise is shown." if state is None else self._describe(state)
+        if self.text.toPlainText() != text:
+            self.text.setPlainText(text)
+
+    def _describe(self, s: TutorState) -> str:
+        c = s.cartridge
+        layers = getattr(self.bridge.session(), "layers_now", lambda: [])()
+        if not layers and s.snapshot is not None:
+            layers = list(s.snapshot.layers.values())
+        lines = [f"Cartridge: {c.title} ({c.task_id}, v{c.version}, {c.language_name})",
+                 f"Persona mode: {c.ai_config.persona_mode}",
+                 f"Budget: {s.budget_tokens:,} tokens · tool: {s.tool_mode} · "
+                 f"attempt {s.attempt}", "", "Patterns embedded:",
+                 *(f"  {p.name}: {p.description}" for p in c.evaluation.patterns_embedded),
+                 "", f"Safety: intensity ceiling {c.safety.intensity_ceiling} of 5",
+                 *(f"  {b.id}: {b.rule}" for b in c.safety.content_boundaries),
+                 "", "Transitions: " + ", ".join(
+                     f"{k} → {v}" for k, v in c.ai_transitions.model_dump().items()),
+                 "", "Layers of the next request:" if layers else "Layers: none pending",
+                 *(f"  {layer.name} · {layer.source}" for layer in layers),
+                 "", "The student's path:",
+                 *(f"  {ch.phase}: {ch.label}" + (f" → “{ch.context_label}”"
+                                                  if ch.context_label else "")
+                   for ch in s.choices)]
+        if s.transitions:
+            lines += ["", "Transitions taken:",
+                      *(f"  {t.phase} → {t.next_phase} ({t.signal}, by {t.by})"
+                        for t in s.transitions)]
+        withheld = [e for e in s.exchanges if e.redacted]
+        if withheld:
+            lines += ["", "Withheld replies:",
+                      *(f"  [{e.reason}] {e.original}" for e in withheld)]
+        if s.last_dropped:
+            lines += ["", f"{s.last_dropped} earlier exchanges were not sent (budget)."]
+        return "\n".join(lines)
