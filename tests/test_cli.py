@@ -268,3 +268,18 @@ def test_a_deadline_that_is_not_a_positive_number_is_refused(value, db, capsys):
 def test_serve_files_refuses_a_path_that_is_not_a_folder(tmp_path, capsys):
     assert main(["serve-files", str(tmp_path / "nothing")]) != 0
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_a_kind_option_the_kind_does_not_read_is_refused_naming_its_options(capsys):
+    assert main(["run", "--kind", "roundtable", "--offline", "--topic", "x"]) != 0
+    err = capsys.readouterr().err
+    assert "roundtable kind has no --topic option" in err and "--budget" in err
+    assert "Traceback" not in err
+
+
+def test_the_budget_option_reaches_the_roundtable_session(db, capsys):
+    # A budget too small for any window: the first inference is refused for it.
+    assert main(["run", "--offline", "--turns", "1", "--budget", "50", "--db", str(db),
+                 "--quiet"]) != 0
+    captured = capsys.readouterr()
+    assert "budget of 50" in captured.out + captured.err

@@ -22,7 +22,7 @@ import signal
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from roundtable_desktop import __version__
 from roundtable_desktop.cli_output import (
@@ -104,6 +104,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--deck", help="kind option: the deck of persona cards (debate)")
     run.add_argument("--hand", help="kind option: card ids, comma-separated (debate)")
     run.add_argument("--topic", help="kind option: the topic to debate (debate)")
+    run.add_argument("--budget", type=int, metavar="TOKENS", dest="budget_tokens",
+                     help="kind option: the context budget in tokens (roundtable, tutor; "
+                          "default 100000)")
     run.add_argument("--flow", choices=("manual", "confirm", "auto"),
                      help="flow mode, for kinds that have one (their set_flow action)")
     run.add_argument("--mcp", metavar="URL", action="append", default=[],
@@ -234,7 +237,7 @@ async def _run(args: argparse.Namespace) -> int:
             handle = await start_session(args.kind, store=store, client=client, source=source,
                                          model=settings.model, provider=settings.provider,
                                          scenario=args.scenario, parallel=args.parallel,
-                                         **_kind_options(args))
+                                         **_kind_options(args, args.kind))
         handle.bus.subscribe(printer)
         session = handle.session
         if args.flow:
@@ -270,10 +273,24 @@ async def _run(args: argparse.Namespace) -> int:
         store.close()
 
 
-def _kind_options(args: argparse.Namespace) -> dict[str, str]:
-    """The kind options given (--deck, --hand, --topic); a kind reads the ones it knows."""
-    return {name: value for name in ("deck", "hand", "topic")
-            if (value := getattr(args, name, None)) is not None}
+KIND_FLAGS = {"deck": "--deck", "hand": "--hand", "topic": "--topic",
+              "budget_tokens": "--budget"}
+
+
+def _kind_options(args: argparse.Namespace, kind: str) -> dict[str, Any]:
+    """The kind options given (--deck, --hand, --topic, --budget); one the kind does not
+    read is refused, naming the ones it does."""
+    given = {name: value for name in KIND_FLAGS
+             if (value := getattr(args, name, None)) is not None}
+    takes = kind_spec(kind).cli_options
+    for name in given:
+        if name not in takes:
+            offered = ", ".join(KIND_FLAGS[n] for n in takes) or "none"
+            raise CliError(f"The {kind} kind has no {KIND_FLAGS[name]} option "
+                           f"(its options: {offered}).")
+    if given.get("budget_tokens", 1) < 1:
+        raise CliError("--budget must be at least 1 token.")
+    return given
 
 
 async def _set_flow(session: SessionProtocol, kind: str, flow: str) -> None:

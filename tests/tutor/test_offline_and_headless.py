@@ -166,3 +166,15 @@ def test_a_choice_line_is_an_option_for_the_human_seat():
     assert choice_line("2") == HumanLine(text="2", option=1)
     assert list(human_lines(["first", choice_line("1"), "  "])) == [
         HumanLine("first"), HumanLine(text="1", option=0)]
+
+
+def test_the_budget_option_sets_the_tutor_sessions_budget(tmp_path):
+    from roundtable_desktop.cli import main
+    from roundtable_desktop.store.database import SessionStore
+
+    db = tmp_path / "t.sqlite3"
+    main(["run", "--kind", "tutor", "--offline", "--scenario", "too_good_tip",
+          "--budget", "1234", "--turns", "1", "--db", str(db), "--quiet"])
+    with SessionStore.open(db) as store:
+        state = store.get_session(store.latest_session_id()).state
+    assert '"budget_tokens": 1234' in json.dumps(state)

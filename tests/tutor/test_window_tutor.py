@@ -123,3 +123,21 @@ def test_the_redaction_notice_goes_after_the_next_clean_reply(qtbot, make_window
     qtbot.waitUntil(lambda: dock.redaction.isVisible(), timeout=WAIT_MS)
     write(qtbot, window, "Why hide it?")
     qtbot.waitUntil(lambda: not dock.redaction.isVisible(), timeout=WAIT_MS)
+
+
+def test_the_budget_edited_in_the_teacher_view_is_saved_at_once(
+    qtbot, make_window
+):
+    window = make_window(start=False)
+    start_tutor(qtbot, window, TIP)
+    teacher = window.docks["tutorTeacherDock"]
+    assert isinstance(teacher, TutorTeacherDock)
+    qtbot.waitUntil(teacher.budget.isEnabled, timeout=WAIT_MS)
+    assert teacher.budget.value() == state_of(window).budget_tokens == 100_000
+
+    teacher.budget.setValue(2_000)
+    teacher.budget.editingFinished.emit()
+
+    assert state_of(window).budget_tokens == 2_000
+    store, sid = window.runner.store, window.runner.handle.session_id
+    assert store.get_session(sid).state["tutor"]["budget_tokens"] == 2_000  # saved at once

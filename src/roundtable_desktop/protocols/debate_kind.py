@@ -56,4 +56,5 @@ DEBATE = KindSpec(
     restore=_restore,
     summarize=stored_debate_summary,
     offline_policies=POLICIES,
+    cli_options=("deck", "hand", "topic"),
 )

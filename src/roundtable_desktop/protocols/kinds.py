@@ -59,6 +59,9 @@ class KindSpec:
     summarize: Callable[[dict[str, Any]], SessionSummary]
     offline_policies: Mapping[str, Policy] = field(default_factory=dict)
     drive: HeadlessDriver = drive_headless
+    # The session options of the command line's kind flags this kind reads (e.g. "deck",
+    # "budget_tokens"); the CLI refuses the others for it instead of ignoring them.
+    cli_options: tuple[str, ...] = ()
 
     def scenario_names(self) -> list[str]:
         return [s.name for s in self.scenarios()]

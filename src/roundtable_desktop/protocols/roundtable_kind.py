@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from roundtable_desktop.context.budget import DEFAULT_BUDGET
 from roundtable_desktop.protocols.kinds import KindSpec, Scenario, SessionContext
 from roundtable_desktop.protocols.roundtable import RoundtableSession
 from roundtable_desktop.protocols.roundtable_offline import roundtable_reply
@@ -46,12 +47,17 @@ async def _create(ctx: SessionContext, scenario: str) -> RoundtableSession:
                                     provider=ctx.provider)
     return RoundtableSession(state, client=ctx.client, source=source, bus=ctx.bus,
                              model=ctx.model, provider=ctx.provider, parallel=ctx.parallel,
-                             **ctx.options)
+                             budget=_budget(ctx))
 
 
 def _restore(ctx: SessionContext, state: dict[str, Any]) -> RoundtableSession:
     return RoundtableSession.restore(state, client=ctx.client, source=_source(ctx),
-                                     bus=ctx.bus, parallel=ctx.parallel, **ctx.options)
+                                     bus=ctx.bus, parallel=ctx.parallel, budget=_budget(ctx))
+
+
+def _budget(ctx: SessionContext) -> int:
+    """The `budget_tokens` option (the context budget of every actor's window)."""
+    return int(ctx.options.get("budget_tokens", DEFAULT_BUDGET))
 
 
 ROUNDTABLE = KindSpec(
@@ -64,4 +70,5 @@ ROUNDTABLE = KindSpec(
     restore=_restore,
     summarize=stored_meeting_summary,
     offline_policies={"reply": roundtable_reply},
+    cli_options=("budget_tokens",),
 )

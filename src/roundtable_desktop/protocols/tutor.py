@@ -21,7 +21,13 @@ from typing import Any
 
 from roundtable_desktop.context.layers import PromptSnapshot
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus
-from roundtable_desktop.domain.events import Notice, SessionEnded, StateChanged
+from roundtable_desktop.domain.events import (
+    ActionFinished,
+    ActionStarted,
+    Notice,
+    SessionEnded,
+    StateChanged,
+)
 from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.llm.client import ChatClient
@@ -135,11 +141,14 @@ class TutorSession(SessionProtocol):
         return self.state.replies
 
     def set_budget(self, tokens: int) -> None:
-        """The dialogue's token budget (default 100K)."""
+        """The dialogue's token budget (default 100K). Announced as an action of its own,
+        so the store checkpoints the new budget at once."""
         if tokens < 1:
             raise ActionUnavailable("The budget must be at least one token.")
+        self.emit(ActionStarted(action="set_budget"))
         self.state.budget_tokens = tokens
         self.emit(StateChanged(part="budget", detail=str(tokens)))
+        self.emit(ActionFinished(action="set_budget", ok=True, message=f"{tokens:,} tokens"))
 
     # -- payloads ---------------------------------------------------------------------------
     def snapshot(self) -> PromptSnapshot:

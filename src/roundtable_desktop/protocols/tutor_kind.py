@@ -74,4 +74,5 @@ TUTOR = KindSpec(
     restore=_restore,
     summarize=stored_tutor_summary,
     offline_policies=OFFLINE_POLICIES,
+    cli_options=("budget_tokens",),
 )

@@ -61,7 +61,7 @@ def _transcript(state: TutorState) -> list[TranscriptEntry]:
             entries.append(TranscriptEntry(
                 speaker="System", kind="system", turn=turn,
                 text=f"Phase {t.phase} → {t.next_phase} ({t.signal}, {how}, "
-                     f"after {t.exchanges} exchanges)"))
+                     f"after {count_of(t.exchanges, 'exchange')})"))
 
     def open_phase(phase_id: str) -> None:
         if phase_id in seen:

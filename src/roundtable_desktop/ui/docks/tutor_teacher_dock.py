@@ -1,17 +1,28 @@
 """The teacher view: the cartridge (persona mode, patterns, safety, transitions), the
 layers of the next request (each with its source), the student's path, the transitions
-taken and every withheld reply with why. Not for the student's eyes: it starts tabbed
-behind the Evaluation dock. Must hold no engine logic.
+taken and every withheld reply with why; and the dialogue's token budget, editable (the
+next request is trimmed to it). Not for the student's eyes: it starts tabbed behind the
+Evaluation dock. Must hold no engine logic.
 """
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QPlainTextEdit, QWidget
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QPlainTextEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
+from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.protocols.tutor import TutorSession
 from roundtable_desktop.protocols.tutor_state import TutorState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.tutor_dock_base import TutorDock
 from roundtable_desktop.ui.session_runner import SessionRunner
+
+MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
 
 
 class TutorTeacherDock(TutorDock):
@@ -21,14 +32,41 @@ class TutorTeacherDock(TutorDock):
         self.text = QPlainTextEdit()
         self.text.setObjectName("tutorTeacherText")
         self.text.setReadOnly(True)
-        self.setWidget(self.text)
+        self.budget = QSpinBox()
+        self.budget.setObjectName("tutorBudget")
+        self.budget.setRange(MIN_BUDGET, MAX_BUDGET)
+        self.budget.setSingleStep(1000)
+        self.budget.setGroupSeparatorShown(True)
+        self.budget.setSuffix(" tokens")
+        self.budget.setToolTip("The dialogue's context budget: over it, the oldest "
+                               "student and trickster pairs are left out of the request.")
+        self.budget.editingFinished.connect(self._on_budget_editing_finished)
+        form = QFormLayout()
+        form.addRow("Budget", self.budget)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(form)
+        layout.addWidget(self.text, 1)
+        self.setWidget(body)
         self.refresh()
+
+    def _on_budget_editing_finished(self) -> None:
+        session = self.live_session()
+        state = self.tutor()
+        if isinstance(session, TutorSession) and state is not None \
+                and self.budget.value() != state.budget_tokens:
+            session.set_budget(self.budget.value())
 
     def refresh(self) -> None:
         state = self.tutor()
         text = "No tutor exercise is shown." if state is None else self._describe(state)
         if self.text.toPlainText() != text:
             self.text.setPlainText(text)
+        editable = state is not None and isinstance(self.live_session(), TutorSession)
+        self.budget.setEnabled(editable)
+        if state is not None and not self.budget.hasFocus():
+            self.budget.setValue(state.budget_tokens)
 
     def _describe(self, s: TutorState) -> str:
         c = s.cartridge
@@ -59,5 +97,5 @@ class TutorTeacherDock(TutorDock):
             lines += ["", "Withheld replies:",
                       *(f"  [{e.reason}] {e.original}" for e in withheld)]
         if s.last_dropped:
-            lines += ["", f"{s.last_dropped} earlier exchanges were not sent (budget)."]
+            lines += ["", f"{count_of(s.last_dropped, 'earlier exchange')} not sent (budget)."]
         return "\n".join(lines)
