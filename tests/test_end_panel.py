@@ -5,19 +5,18 @@ Layout is checked from widget geometry, not pixels."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QWidget
 
 from roundtable_desktop.domain.summary import ResultItem, ResultSection
-from roundtable_desktop.protocols.kinds import register_kind
 from roundtable_desktop.ui.docks.roundtable_dock import meeting_state
 from roundtable_desktop.ui.end_panel import TITLE_SCALE, EndPanel
 from roundtable_desktop.ui.main_window import VIEW_KEEP_LINES, MainWindow
 from roundtable_desktop.ui.theme import point_size
-from tests.fakes.panel_kind import PANEL
+from tests.fakes.panel_kind import (
+    panel_kind,  # noqa: F401 (autouse: the panel kind)
+)
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
@@ -29,11 +28,6 @@ from tests.fakes.window_harness import (
 pytestmark = pytest.mark.qt
 
 
-@pytest.fixture(autouse=True)
-def panel_kind() -> Iterator[None]:
-    remove = register_kind(PANEL)
-    yield
-    remove()
 
 
 @pytest.fixture

@@ -22,22 +22,21 @@ from roundtable_desktop.domain.events import (
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.protocols.headless import HumanLine, drive_headless, human_lines
-from roundtable_desktop.protocols.kinds import UnknownKind, kind_names, kind_spec, register_kind
+from roundtable_desktop.protocols.kinds import UnknownKind, kind_names, kind_spec
 from roundtable_desktop.protocols.launch import reopen_session, start_session
 from roundtable_desktop.protocols.replay_state import replay_session
 from roundtable_desktop.protocols.session_export import export_session
 from roundtable_desktop.store.database import SessionStore
-from tests.fakes.panel_kind import PANEL, PanelSession, PanelState
+from tests.fakes.panel_kind import (
+    PanelSession,
+    PanelState,
+    panel_kind,  # noqa: F401 (autouse: the panel kind)
+)
 from tests.fakes.scripted_model import ScriptedClient
 
 GOOD = '{"stance": "for", "confidence": 0.7, "reason": "Agendas save time."}'
 
 
-@pytest.fixture(autouse=True)
-def panel_kind():
-    remove = register_kind(PANEL)
-    yield
-    remove()
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ from PySide6.QtGui import QFontMetricsF
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatMessage, ChatRequest, Usage
 from roundtable_desktop.domain.events import CallFinished, CallStarted
 from roundtable_desktop.llm.offline import OfflineClient
-from roundtable_desktop.protocols.kinds import register_kind
 from roundtable_desktop.protocols.launch import start_session
 from roundtable_desktop.protocols.replay_state import replay_session
 from roundtable_desktop.ui.dock_set import DOCK_BODY_MIN
@@ -26,7 +25,9 @@ from roundtable_desktop.ui.docks.metrics_dock import PLACEHOLDER, MetricsDock
 from roundtable_desktop.ui.theme import DARK, DARK_INKS, LIGHT_INKS, apply_theme
 from tests.fakes.live_meeting import start_live_meeting
 from tests.fakes.live_panel import LivePanel, start_live_panel
-from tests.fakes.panel_kind import PANEL
+from tests.fakes.panel_kind import (
+    panel_kind,  # noqa: F401 (autouse: the panel kind)
+)
 from tests.fakes.scripted_model import ScriptedClient
 
 pytestmark = pytest.mark.qt
@@ -34,11 +35,6 @@ pytestmark = pytest.mark.qt
 GOOD = '{"stance": "for", "confidence": 0.7, "reason": "Agendas save time."}'
 
 
-@pytest.fixture(autouse=True)
-def panel_kind() -> Iterator[None]:
-    remove = register_kind(PANEL)
-    yield
-    remove()
 
 
 @pytest.fixture

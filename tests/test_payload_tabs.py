@@ -18,12 +18,13 @@ from roundtable_desktop.context.request_document import messages_from_document, 
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatMessage, ChatRequest
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.protocols.base import PendingPayload
-from roundtable_desktop.protocols.kinds import register_kind
 from roundtable_desktop.protocols.payloads import chat_payload
 from roundtable_desktop.ui.context_view import APPLICATION_WORLD, ContextView
 from roundtable_desktop.ui.payload_tabs import ENDED_NOTE, MAX_TABS, PayloadTabs, TabState
 from tests.fakes.live_panel import LivePanel, start_live_panel
-from tests.fakes.panel_kind import PANEL
+from tests.fakes.panel_kind import (
+    panel_kind,  # noqa: F401 (autouse: the panel kind)
+)
 from tests.fakes.scripted_model import ScriptedClient
 from tests.fakes.window_harness import WAIT_MS, running_qasync_loop
 
@@ -225,12 +226,6 @@ def test_once_ended_with_only_a_next_payload_the_last_calls_replace_it():
     assert stored.title == "✓ Turn 9: Ada" and stored.reply == "Done."
 
 
-# -- the view, with the panel kind ---------------------------------------------------------
-@pytest.fixture(autouse=True)
-def panel_kind() -> Iterator[None]:
-    remove = register_kind(PANEL)
-    yield
-    remove()
 
 
 @pytest.fixture

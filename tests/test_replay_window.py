@@ -7,18 +7,18 @@ Offscreen, on a running qasync loop."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from itertools import pairwise
 
 import pytest
 from PySide6.QtCore import QPoint, QRect
 
 from roundtable_desktop.context.request_document import messages_from_document
-from roundtable_desktop.protocols.kinds import register_kind
 from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.payload_tabs import TabState
-from tests.fakes.panel_kind import PANEL
+from tests.fakes.panel_kind import (
+    panel_kind,  # noqa: F401 (autouse: the panel kind)
+)
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
@@ -31,11 +31,6 @@ from tests.fakes.window_harness import (
 pytestmark = pytest.mark.qt
 
 
-@pytest.fixture(autouse=True)
-def panel_kind() -> Iterator[None]:
-    remove = register_kind(PANEL)
-    yield
-    remove()
 
 
 @pytest.fixture

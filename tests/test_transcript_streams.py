@@ -15,11 +15,12 @@ import pytest
 
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatMessage, ChatRequest
 from roundtable_desktop.domain.events import CallFinished, CallStarted
-from roundtable_desktop.protocols.kinds import register_kind
 from roundtable_desktop.ui.docks.transcript_dock import TranscriptDock
 from roundtable_desktop.ui.theme import apply_theme
 from tests.fakes.live_panel import LivePanel, start_live_panel
-from tests.fakes.panel_kind import PANEL
+from tests.fakes.panel_kind import (
+    panel_kind,  # noqa: F401 (autouse: the panel kind)
+)
 from tests.fakes.scripted_model import ScriptedClient
 from tests.fakes.window_harness import WAIT_MS, running_qasync_loop
 
@@ -31,11 +32,6 @@ ADA_HEADER = "▸ Ada — stance (m):"
 BO_HEADER = "▸ Bo — stance (m):"
 
 
-@pytest.fixture(autouse=True)
-def panel_kind() -> Iterator[None]:
-    remove = register_kind(PANEL)
-    yield
-    remove()
 
 
 @pytest.fixture

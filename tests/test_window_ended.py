@@ -7,16 +7,16 @@ reopened. Offscreen, on a running qasync loop."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
 from roundtable_desktop.context.request_document import messages_from_document
-from roundtable_desktop.protocols.kinds import register_kind
 from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.payload_tabs import ENDED_NOTE, TabState
 from roundtable_desktop.ui.stored_calls import last_batch, request_document
-from tests.fakes.panel_kind import PANEL
+from tests.fakes.panel_kind import (
+    panel_kind,  # noqa: F401 (autouse: the panel kind)
+)
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
@@ -28,11 +28,6 @@ from tests.fakes.window_harness import (
 pytestmark = pytest.mark.qt
 
 
-@pytest.fixture(autouse=True)
-def panel_kind() -> Iterator[None]:
-    remove = register_kind(PANEL)
-    yield
-    remove()
 
 
 @pytest.fixture

@@ -6,21 +6,21 @@ qasync loop; layout is checked from dock areas and visibility, not pixels."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QDockWidget, QLabel
 
-from roundtable_desktop.protocols.kinds import register_kind
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.dock_set import SHARED_DOCKS, DockSpec, placement_order
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
 from roundtable_desktop.ui.docks.roundtable_dock import meeting_state
 from roundtable_desktop.ui.kinds import WindowKind, register_window_kind, window_kind
 from roundtable_desktop.ui.main_window import MainWindow
-from tests.fakes.panel_kind import PANEL
+from tests.fakes.panel_kind import (
+    panel_kind,  # noqa: F401 (autouse: the panel kind)
+)
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
@@ -38,11 +38,6 @@ Right = Qt.DockWidgetArea.RightDockWidgetArea
 Bottom = Qt.DockWidgetArea.BottomDockWidgetArea
 
 
-@pytest.fixture(autouse=True)
-def panel_kind() -> Iterator[None]:
-    remove = register_kind(PANEL)
-    yield
-    remove()
 
 
 @pytest.fixture

@@ -12,8 +12,10 @@ import asyncio
 import dataclasses
 import hashlib
 import json
+from collections.abc import Iterator
 from typing import Any, Literal
 
+import pytest
 from pydantic import BaseModel, Field
 
 from roundtable_desktop.domain.calls import ChatMessage, ChatRequest
@@ -36,7 +38,7 @@ from roundtable_desktop.protocols.base import (
     SessionProtocol,
 )
 from roundtable_desktop.protocols.bus import EventBus
-from roundtable_desktop.protocols.kinds import KindSpec, Scenario, SessionContext
+from roundtable_desktop.protocols.kinds import KindSpec, Scenario, SessionContext, register_kind
 from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
 from roundtable_desktop.protocols.payloads import chat_payload, system_message
 from roundtable_desktop.protocols.structured_call import call_structured
@@ -280,3 +282,12 @@ OPEN_FLOOR_PANEL = dataclasses.replace(
         PanelState.model_validate(state["panel"]), client=ctx.client, bus=ctx.bus,
         model=state.get("model", ctx.model), parallel=ctx.parallel),
 )
+
+
+@pytest.fixture(autouse=True)
+def panel_kind() -> Iterator[None]:
+    """The panel kind registered for each test of a module that imports this fixture
+    (imported, an autouse fixture applies to that module only)."""
+    remove = register_kind(PANEL)
+    yield
+    remove()

@@ -167,7 +167,7 @@ class NegotiationSession(NegotiationSequencer):
         options = [f"{i + 1}. {o.act}: {o.text}" for i, o in enumerate(
             s.current.options if s.current is not None else [])]
         return [
-            spec(TAKE_TURN, f"Take turn ({side.name})", blocked or in_turn or (
+            spec(TAKE_TURN, f"Take turn: {side.name}", blocked or in_turn or (
                 f"{side.name} is a human seat: write their line." if side.human else None),
                 "Ctrl+Return"),
             spec(PICK_OPTION, "Pick option", blocked or (
