@@ -82,7 +82,7 @@ def test_a_finished_meeting_shows_its_final_suggestions_in_the_end_panel(qtbot, 
     assert panel.item_titles() == [s.candidate.title for s in state.suggestions]
     assert panel.headline_text().startswith(f"The meeting ended at turn {state.turn}")
     assert f"after {calls} calls" in panel.headline_text()
-    assert "Ended" in window.windowTitle()
+    qtbot.waitUntil(lambda: "Ended" in window.windowTitle(), timeout=5000)
 
 
 def test_a_finished_panel_session_shows_its_verdicts(qtbot, make_window):

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from roundtable_desktop.context.layers import join_layers, resolve_layer, take_snapshot
+from roundtable_desktop.context.layers import (
+    LayerText,
+    PromptSnapshot,
+    join_layers,
+    resolve_layer,
+    take_snapshot,
+)
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.protocols.roundtable import RoundtableSession
 from tests.engine_fixtures import act
@@ -79,3 +85,12 @@ def test_payload_lists_each_layer_with_its_file(meeting):
         ("system", "roundtable/system.md"),
         ("protocol", "roundtable/protocol.md"),
     ]
+
+
+def test_a_filled_layer_replaces_each_placeholder_even_one_called_name():
+    snap = PromptSnapshot(kind="k", scenario="default", provider="offline", layers={
+        "persona": LayerText(name="persona", source="k/persona.md",
+                             text="You are {{name}}, {{role}}.")})
+    assert snap.filled("persona", name="Alpha", role="a minion") == LayerText(
+        name="persona", source="k/persona.md", text="You are Alpha, a minion.")
+    assert snap.filled("absent").text == "" and snap.filled("absent").source == "runtime"

@@ -93,7 +93,7 @@ def test_a_full_offline_meeting_runs_by_clicking_the_toolbar(qtbot, make_window)
     transcript = window.docks.get("transcriptDock")
     if transcript is not None:
         qtbot.waitUntil(lambda: "finalizeMeeting" in transcript.text(), timeout=WAIT_MS)
-    assert "Ended" in window.windowTitle()
+    qtbot.waitUntil(lambda: "Ended" in window.windowTitle(), timeout=5000)
     assert not window.toolbar.qactions["infer"].isEnabled()
 
 
@@ -361,7 +361,8 @@ def test_replay_shows_each_stored_payload_read_only_then_returns_live(qtbot, mak
                     == ChatRequest.model_validate(first_call.request).messages,
                     timeout=WAIT_MS)
 
-    assert window.bridge.read_only and "Replay" in window.windowTitle()
+    assert window.bridge.read_only
+    qtbot.waitUntil(lambda: "Replay" in window.windowTitle(), timeout=5000)
     infer = window.toolbar.qactions["infer"]
     qtbot.waitUntil(lambda: not infer.isEnabled(), timeout=WAIT_MS)
     assert "read-only" in infer.toolTip()

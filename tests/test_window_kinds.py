@@ -126,7 +126,7 @@ def test_a_panel_session_shows_the_shared_docks_and_drops_the_roundtable_ones(
     assert all(window.docks[n] is d for n, d in shared_before.items())  # kept, not rebuilt
     assert not ROUNDTABLE_OWN & dock_names(window)
     assert all(d.toggleViewAction().isChecked() for d in window.docks.values())  # all open
-    assert "Test panel" in window.windowTitle()
+    qtbot.waitUntil(lambda: "Test panel" in window.windowTitle(), timeout=5000)
 
 
 def test_going_back_to_roundtable_rebuilds_its_docks_in_their_places(qtbot, make_window):

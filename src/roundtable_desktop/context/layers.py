@@ -31,6 +31,17 @@ class PromptSnapshot(BaseModel):
     def get(self, name: str) -> LayerText | None:
         return self.layers.get(name)
 
+    def filled(self, layer: str, /, **values: str) -> LayerText:
+        """The layer with each `{{key}}` replaced by its value (any key, "name" too); an
+        absent layer is an empty "runtime" layer (skipped when joined)."""
+        found = self.layers.get(layer)
+        if found is None:
+            return LayerText(name=layer, source="runtime", text="")
+        text = found.text
+        for key, value in values.items():
+            text = text.replace("{{" + key + "}}", value)
+        return LayerText(name=layer, source=found.source, text=text)
+
 
 def candidate_paths(kind: str, name: str, scenario: str, provider: str) -> list[Path]:
     rel = []

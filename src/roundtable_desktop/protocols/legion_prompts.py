@@ -55,14 +55,8 @@ def prompt_snapshot(state: LegionState, provider: str) -> PromptSnapshot:
     return state.prompts
 
 
-def _layer(snapshot: PromptSnapshot, layer: str, **values: str) -> LayerText:
-    found = snapshot.get(layer)
-    if found is None:
-        return LayerText(name=layer, source="runtime", text="")
-    text = found.text
-    for key, value in values.items():
-        text = text.replace("{{" + key + "}}", value)
-    return LayerText(name=layer, source=found.source, text=text)
+def _layer(snapshot: PromptSnapshot, layer: str, /, **values: str) -> LayerText:
+    return snapshot.filled(layer, **values)
 
 
 # -- history lines ---------------------------------------------------------------------------
