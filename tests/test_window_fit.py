@@ -23,6 +23,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabBar, QWidget
 
 from roundtable_desktop.app import PRESENTER_ZOOM
+from roundtable_desktop.protocols.kinds import kind_spec
 from roundtable_desktop.ui.elided_label import ELLIPSIS, elide_words
 from roundtable_desktop.ui.main_window import MainWindow
 from tests.fakes.window_harness import (
@@ -136,6 +137,25 @@ def test_nothing_lies_outside_the_window(qtbot, make_window, screen, zoom):
     qtbot.waitUntil(lambda: "Waiting" in window.status.phase_text(), timeout=WAIT_MS)
 
     assert screen.contains(window.frameGeometry())  # the window itself did not grow
+    assert outside(window) == []
+
+
+BUILT_KINDS = ("negotiation", "legion", "tutor", "debate")
+
+
+@pytest.mark.parametrize("screen", SCREENS.values(), ids=SCREENS.keys())
+@pytest.mark.parametrize("kind", BUILT_KINDS)
+def test_nothing_of_any_kind_lies_outside_the_window(qtbot, make_window, kind, screen):
+    window = _launch_on(qtbot, make_window, screen)
+    scenario = kind_spec(kind).scenarios()[0].name
+
+    window.runner.start_new(kind, scenario)
+    qtbot.waitUntil(lambda: window.kind == kind and window.bridge.kind() == kind,
+                    timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: bool(window.status.phase_text()), timeout=WAIT_MS)
+
+    assert screen.contains(window.frameGeometry())
     assert outside(window) == []
 
 
