@@ -55,10 +55,6 @@ def prompt_snapshot(state: DebateState, provider: str) -> PromptSnapshot:
     return state.prompts
 
 
-def _layer(snapshot: PromptSnapshot, layer: str, /, **values: str) -> LayerText:
-    return snapshot.filled(layer, **values)
-
-
 @cache
 def _schema(reply: type[BaseModel]) -> dict[str, Any]:
     """The reply's JSON schema, made once (a round builds one request per agent)."""
@@ -76,12 +72,13 @@ def _request(model: str, purpose: str, layers: list[LayerText], user: str,
 def persona_layer(snapshot: PromptSnapshot, agent: Agent) -> LayerText:
     c = agent.contract
     policy = c.evidence_policy
-    return _layer(snapshot, "persona", name=agent.name, handle=agent.handle,
-                  personality=c.personality, bias=c.bias, stakes=c.stakes,
-                  epistemology=c.epistemology, time_horizon=c.time_horizon,
-                  flip_conditions=c.flip_conditions, accepts="; ".join(policy.acceptable),
-                  rejects="; ".join(policy.unacceptable),
-                  weighting="; ".join(policy.weighting_rules))
+    return snapshot.filled("persona", name=agent.name, handle=agent.handle,
+                           personality=c.personality, bias=c.bias, stakes=c.stakes,
+                           epistemology=c.epistemology, time_horizon=c.time_horizon,
+                           flip_conditions=c.flip_conditions,
+                           accepts="; ".join(policy.acceptable),
+                           rejects="; ".join(policy.unacceptable),
+                           weighting="; ".join(policy.weighting_rules))
 
 
 def claims_lines(claims: list[Claim]) -> list[str]:
@@ -90,7 +87,7 @@ def claims_lines(claims: list[Claim]) -> list[str]:
 
 # -- claims --
 def claims_request(state: DebateState, snapshot: PromptSnapshot, model: str) -> Built:
-    layers = [_layer(snapshot, "claims")]
+    layers = [snapshot.filled("claims")]
     names = ", ".join(a.name for a in state.agents)
     user = f"TOPIC: {state.topic}\nDEBATERS: {names}\nWrite the claims now."
     return _request(model, CLAIMS, layers, user, ClaimsReply), layers
@@ -99,7 +96,7 @@ def claims_request(state: DebateState, snapshot: PromptSnapshot, model: str) -> 
 # -- stance --
 def stance_request(state: DebateState, snapshot: PromptSnapshot, model: str, agent: Agent,
                    claim: Claim) -> Built:
-    layers = [persona_layer(snapshot, agent), _layer(snapshot, "stance")]
+    layers = [persona_layer(snapshot, agent), snapshot.filled("stance")]
     anchors = rank_anchors(agent, f"{claim.text} {claim.pro} {claim.con}", 3)
     excerpts = "\n".join(f"- \"{a.text}\" ({a.source})" for a in anchors)
     user = "\n".join([
@@ -120,9 +117,9 @@ def answer_request(state: DebateState, snapshot: PromptSnapshot, model: str, age
     where = "the final table" if final else f"table {table.id}"
     layers = [
         persona_layer(snapshot, agent),
-        _layer(snapshot, "rules", round=str(round_index), table=where),
+        snapshot.filled("rules", round=str(round_index), table=where),
         *agent_context(state, agent, table),
-        _layer(snapshot, "answer"),
+        snapshot.filled("answer"),
     ]
     ids = ", ".join(c.id for c in state.claims)
     user = (f"Round {round_index} at {where}. Give your contribution and a stance on every "
@@ -149,7 +146,7 @@ def table_blackboard(state: DebateState, table: Table, round_index: int) -> str:
 
 def merge_request(state: DebateState, snapshot: PromptSnapshot, model: str,
                   round_index: int) -> Built:
-    layers = [_layer(snapshot, "merge")]
+    layers = [snapshot.filled("merge")]
     boards = "\n\n".join(table_blackboard(state, t, round_index) for t in state.tables)
     open_cruxes = [f"- {c.id} [{c.claim}] {c.text}" for c in state.cruxes if not c.resolved]
     user = "\n".join([
@@ -162,7 +159,7 @@ def merge_request(state: DebateState, snapshot: PromptSnapshot, model: str,
 
 # -- the disagreement map --
 def map_request(state: DebateState, snapshot: PromptSnapshot, model: str) -> Built:
-    layers = [_layer(snapshot, "map")]
+    layers = [snapshot.filled("map")]
     transcript = [f"[round {r.index}{' final' if r.final else ''} · "
                   f"{state.agent(t.agent).name}] {t.response}"
                   for r in state.rounds for t in r.turns if t.response]

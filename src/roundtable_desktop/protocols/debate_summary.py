@@ -16,10 +16,10 @@ from roundtable_desktop.domain.summary import (
     SessionSummary,
     TranscriptEntry,
 )
-from roundtable_desktop.protocols.debate_state import DebateState
+from roundtable_desktop.protocols.debate_state import ClaimPosition, DebateState
 
 
-def _positions(state: DebateState, turn_stances: list) -> str:
+def _positions(turn_stances: list[ClaimPosition]) -> str:
     return ", ".join(f"{p.claim} {p.stance} {p.confidence:.2f}" for p in turn_stances)
 
 
@@ -65,7 +65,7 @@ def _entries(state: DebateState) -> list[TranscriptEntry]:
         for t in r.turns:
             text = t.response if not t.failed else f"(no answer: {t.failed})"
             if t.stances:
-                text += f" [{_positions(state, t.stances)}]"
+                text += f" [{_positions(t.stances)}]"
             entries.append(TranscriptEntry(speaker=name.get(t.agent, t.agent), text=text,
                                            kind="spoken" if not t.failed else "failed",
                                            turn=r.index, channel=f"{where} · table {t.table}"))

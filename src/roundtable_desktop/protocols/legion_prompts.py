@@ -32,6 +32,7 @@ from roundtable_desktop.protocols.legion_state import (
     PerceptionPlan,
 )
 from roundtable_desktop.protocols.payloads import system_message
+from roundtable_desktop.protocols.structured_call import structured_request
 
 KIND = "legion"
 PERCEPTION, RESPONSE = "perception", "response"
@@ -53,10 +54,6 @@ def prompt_snapshot(state: LegionState, provider: str) -> PromptSnapshot:
         state.prompts = take_snapshot(KIND, LAYER_NAMES, scenario=state.scenario,
                                       provider=provider)
     return state.prompts
-
-
-def _layer(snapshot: PromptSnapshot, layer: str, /, **values: str) -> LayerText:
-    return snapshot.filled(layer, **values)
 
 
 # -- history lines ---------------------------------------------------------------------------
@@ -105,10 +102,10 @@ def addressed(state: LegionState, minion: Minion, channel: Channel,
 def perception_layers(snapshot: PromptSnapshot, minion: Minion, channel: Channel,
                       speaker: str) -> list[LayerText]:
     return [
-        _layer(snapshot, "perception_role", name=minion.name, persona=minion.persona),
-        _layer(snapshot, f"channel_{channel.type.value}"),
-        _layer(snapshot, "perception_instructions", speaker=speaker),
-        _layer(snapshot, "perception_contract"),
+        snapshot.filled("perception_role", name=minion.name, persona=minion.persona),
+        snapshot.filled(f"channel_{channel.type.value}"),
+        snapshot.filled("perception_instructions", speaker=speaker),
+        snapshot.filled("perception_contract"),
     ]
 
 
@@ -149,10 +146,8 @@ def perception_request(snapshot: PromptSnapshot, model: str, minion: Minion,
             role="user", content=perception_user_text(minion, channel, speaker, lines,
                                                       tools))],
         purpose=PERCEPTION, kind=KIND,
-        response_format={"type": "json_object"},
-        response_schema=PerceptionPlan.model_json_schema(),
     )
-    return request, layers
+    return structured_request(request, PerceptionPlan), layers
 
 
 # -- response ---------------------------------------------------------------------------------
@@ -161,9 +156,9 @@ def response_request(snapshot: PromptSnapshot, model: str, minion: Minion,
                      tool_name: str | None, tool_output: str | None,
                      ) -> tuple[ChatRequest, list[LayerText]]:
     layers = [
-        _layer(snapshot, "response_role", name=minion.name, persona=minion.persona),
-        _layer(snapshot, "response_task", persona=minion.persona,
-               mode=plan.selectedResponseMode, plan=plan.responsePlan),
+        snapshot.filled("response_role", name=minion.name, persona=minion.persona),
+        snapshot.filled("response_task", persona=minion.persona,
+                        mode=plan.selectedResponseMode, plan=plan.responsePlan),
     ]
     parts = [
         "This was your internal plan for this turn:",
@@ -172,7 +167,7 @@ def response_request(snapshot: PromptSnapshot, model: str, minion: Minion,
         "",
     ]
     if tool_name is not None and tool_output is not None:
-        layers.append(_layer(snapshot, "response_tool", tool=tool_name))
+        layers.append(snapshot.filled("response_tool", tool=tool_name))
         parts += [f'You then ran the tool "{tool_name}", which returned:',
                   "<tool_output>", safe_tool_text(tool_output), "</tool_output>", ""]
     parts += ["This is the recent channel history (your message comes next):", "---",

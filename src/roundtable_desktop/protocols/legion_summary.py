@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import (
     Participant,
     ResultItem,
@@ -97,8 +98,8 @@ def legion_summary(state: LegionState) -> SessionSummary:
         result=ResultSection(heading="Opinion scores", items=items,
                              text=f"Channels: {counts}.", final=state.ended),
         ended=state.ended,
-        progress=f"{state.turn} Commander message{'s' if state.turn != 1 else ''} · "
-                 f"{spoken} minion message{'s' if spoken != 1 else ''}",
+        progress=f"{count_of(state.turn, 'Commander message')} · "
+                 f"{count_of(spoken, 'minion message')}",
     )
 
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from dataclasses import dataclass
 
 from roundtable_desktop.context.budget import fit_to_budget
 from roundtable_desktop.context.layers import PromptSnapshot
 from roundtable_desktop.domain.calls import ChatMessage, ChatRequest, ToolCallRequest
 from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.llm.response_format import FormatRefusals
 from roundtable_desktop.protocols.payloads import system_message
 from roundtable_desktop.protocols.tutor_cartridge import SIGNALS, FreeformPhase
 from roundtable_desktop.protocols.tutor_prompts import (
@@ -155,24 +155,10 @@ def signal_from_text(text: str) -> tuple[str | None, str]:
 
 
 # -- endpoints without native tools -------------------------------------------------------
-class ToolRefusals:
-    """The (endpoint, model) pairs that refused `tools`, for this process (like the JSON
-    mode refusals llm/ remembers): later tutor sessions there start in prompt mode."""
-
-    def __init__(self) -> None:
-        self._refused: set[tuple[str, str]] = set()
-        self._lock = threading.Lock()
-
-    def remember(self, endpoint: str, model: str) -> None:
-        with self._lock:
-            self._refused.add((endpoint, model))
-
-    def refused(self, endpoint: str, model: str) -> bool:
-        with self._lock:
-            return (endpoint, model) in self._refused
-
-
-TOOL_REFUSALS = ToolRefusals()
+# The (endpoint, model) pairs that refused `tools`, for this process (the same memory as
+# the JSON mode refusals llm/ keeps, its own instance): later tutor sessions there start
+# in prompt mode.
+TOOL_REFUSALS = FormatRefusals()
 _REFUSAL = re.compile(r"HTTP (400|422)\b", re.IGNORECASE)
 _NAMES_TOOLS = re.compile(r"\btools?\b|function|tool_choice", re.IGNORECASE)
 

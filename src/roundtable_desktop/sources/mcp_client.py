@@ -181,10 +181,8 @@ class McpConnection:
     ) -> None:
         """The owner task: opens everything, waits for `_stop`, closes everything."""
         failure: Exception | None = None
-        host = urllib.parse.urlsplit(url).hostname or ""
         try:
-            # A proxy from the environment must not swallow requests to this machine.
-            async with self._transport(url, host, timeout) as (read, write), \
+            async with self._transport(url, timeout) as (read, write), \
                     ClientSession(read, write, client_info=Implementation(
                         name=self._client_name, version=__version__)) as session:
                 started = await session.initialize()
@@ -209,9 +207,9 @@ class McpConnection:
                 self._lose(_lost_reason(failure), asyncio.current_task())
 
     @contextlib.asynccontextmanager
-    async def _transport(self, url: str, host: str,
-                         timeout: float) -> AsyncIterator[tuple[Any, Any]]:
+    async def _transport(self, url: str, timeout: float) -> AsyncIterator[tuple[Any, Any]]:
         """The streams to the server; a subclass connects another way (mcp_stdio.py)."""
+        host = urllib.parse.urlsplit(url).hostname or ""
         # A proxy from the environment must not swallow requests to this machine.
         async with httpx2.AsyncClient(timeout=httpx2.Timeout(timeout, read=300.0),
                                       trust_env=host not in _LOOPBACK) as http, \

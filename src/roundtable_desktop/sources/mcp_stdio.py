@@ -52,8 +52,7 @@ class McpStdioConnection(McpConnection):
             f" {clean(' '.join(self._params.args), 120)}" if self._params.args else "")
 
     @contextlib.asynccontextmanager
-    async def _transport(self, url: str, host: str,
-                         timeout: float) -> AsyncIterator[tuple[Any, Any]]:
+    async def _transport(self, url: str, timeout: float) -> AsyncIterator[tuple[Any, Any]]:
         # Server logs would interleave with the session in the CLI: they are dropped.
         with open(os.devnull, "w", encoding="utf-8") as errlog:
             async with stdio_client(self._params, errlog=errlog) as (read, write):

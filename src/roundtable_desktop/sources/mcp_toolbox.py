@@ -50,11 +50,6 @@ class Connection(Protocol):
     def remove_listener(self, listener: Callable[[], None]) -> None: ...
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,
                         timeout: float = ...) -> ToolOutput: ...
-    def drop_unowned(self) -> None:
-        """Stop using the connections others own (theirs to close)."""
-        for name in [n for n in self._servers if n not in self._owned]:
-            del self._servers[name]
-
     async def disconnect(self) -> None: ...
 
 

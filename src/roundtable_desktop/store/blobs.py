@@ -73,21 +73,10 @@ def put_chunks(
     return b"".join(d for d, _, _ in rows)
 
 
-def read_texts(db: sqlite3.Connection, manifests: Sequence[bytes]) -> list[str]:
-    """The texts the manifests describe, in order (each chunk is fetched once)."""
-    texts = read_texts_or_none(db, manifests)
-    if any(text is None for text in texts):
-        raise StoreError(
-            "The session store is damaged: part of a stored text is missing or unreadable. "
-            "Move the file aside to start fresh."
-        )
-    return texts  # type: ignore[return-value]
-
-
 def read_texts_or_none(db: sqlite3.Connection, manifests: Sequence[object]) -> list[str | None]:
-    """Like `read_texts`, but a damaged text (its manifest cut short or not bytes, a part
-    missing, not UTF-8) is None rather than an error, so one damaged row spoils only
-    itself."""
+    """The texts the manifests describe, in order (each chunk is fetched once); a damaged
+    text (its manifest cut short or not bytes, a part missing, not UTF-8) is None rather
+    than an error, so one damaged row spoils only itself."""
     lists = [_digests_or_none(m) for m in manifests]
     chunks = _fetch(db, {d for found in lists if found for d in found})
     texts: list[str | None] = []
@@ -107,7 +96,14 @@ def _digests_or_none(manifest: object) -> list[bytes] | None:
 
 
 def read_text(db: sqlite3.Connection, manifest: bytes) -> str:
-    return read_texts(db, [manifest])[0]
+    """The text the manifest describes, or StoreError when it is damaged."""
+    (text,) = read_texts_or_none(db, [manifest])
+    if text is None:
+        raise StoreError(
+            "The session store is damaged: part of a stored text is missing or unreadable. "
+            "Move the file aside to start fresh."
+        )
+    return text
 
 
 def _fetch(db: sqlite3.Connection, wanted: set[bytes]) -> dict[bytes, bytes]:

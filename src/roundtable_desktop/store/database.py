@@ -126,10 +126,6 @@ class SessionStore(SessionReads):
         found, self._warnings = list(self._warnings), {}
         return found
 
-    @property
-    def warnings(self) -> list[str]:
-        return list(self._warnings)
-
     @contextmanager
     def noting_warnings(self) -> Iterator[list[str]]:
         """A list that receives every warning given inside the block (repeats included)."""

@@ -49,6 +49,7 @@ from roundtable_desktop.ui.toolbar_widgets import (
     OverflowStyle,
     StopBar,
     WholeSpinBox,
+    keys_text,
     kind_model,
     labelled,
 )
@@ -58,11 +59,6 @@ MAX_AUTO_STEPS = 200
 DEFAULT_KIND = "roundtable"
 READ_ONLY = "Replay is read-only."
 _NAME = KIND_NAME
-
-
-def keys_text(shortcut: str) -> str:
-    """A spec's shortcut as this platform writes it ("" for none)."""
-    return QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
 
 
 class SessionToolBar(QToolBar):

@@ -31,7 +31,7 @@ from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.elided_label import ElidedLabel
 from roundtable_desktop.ui.kinds import window_kind
-from roundtable_desktop.ui.session_toolbar import keys_text
+from roundtable_desktop.ui.toolbar_widgets import keys_text
 
 NO_SESSION = "No session: start one with New session (Ctrl+N)."
 REPLAY = ("Replay (read-only): step with Alt+Left / Alt+Right; Session › Back to the live "

@@ -7,7 +7,7 @@ Must hold no session logic: session_toolbar.py decides what they show.
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QPaintEvent, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QAction, QKeySequence, QPaintEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -27,6 +27,11 @@ from roundtable_desktop.ui.elided_label import elide_words
 
 OVERFLOW_TEXT = "»"
 KIND_NAME = Qt.ItemDataRole.UserRole  # where a kind's or scenario's name is kept
+
+
+def keys_text(shortcut: str) -> str:
+    """A spec's shortcut as this platform writes it ("" for none)."""
+    return QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
 
 
 class StopBar(QToolBar):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+from typing import TypeVar
 
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QPalette
@@ -20,6 +21,14 @@ from PySide6.QtWidgets import QDockWidget, QWidget
 
 from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.ui.bridge import EngineBridge
+
+S = TypeVar("S")
+
+
+def shown_state(bridge: EngineBridge, kind: type[S]) -> S | None:
+    """The state of the session shown (live or replayed) when it is a `kind`, else None."""
+    state = getattr(bridge.session(), "state", None)
+    return state if isinstance(state, kind) else None
 
 
 class BridgeDock(QDockWidget):

@@ -22,7 +22,7 @@ from roundtable_desktop.domain.events import (
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.protocols.debate_state import DebateState
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, shown_state
 from roundtable_desktop.ui.session_runner import SessionRunner
 
 REFRESH_ON = (StateChanged, ActionStarted, ActionFinished, SessionEnded)
@@ -75,8 +75,7 @@ class DebateDock(BridgeDock):
 
     def debate(self) -> DebateState | None:
         """The debate shown (live or replayed), or None for another kind."""
-        state = getattr(self.bridge.session(), "state", None)
-        return state if isinstance(state, DebateState) else None
+        return shown_state(self.bridge, DebateState)
 
     def running(self) -> bool:
         return self.runner is not None and self.runner.busy

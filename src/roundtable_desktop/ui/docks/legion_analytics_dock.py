@@ -96,6 +96,8 @@ class LegionAnalyticsDock(LegionDock):
         header.setStretchLastSection(True)
         self.table.setMinimumSize(200, 90)
         self.setWidget(self.table)
+        self._calls_read: list[CallRecord] | None = None  # read again when calls change
+        bridge.callStarted.connect(self._on_bridge_call_started)
         bridge.callFinished.connect(self._on_bridge_call_finished)
         self.rows: list[MinionFigures] = []
         self.refresh()
@@ -120,13 +122,26 @@ class LegionAnalyticsDock(LegionDock):
                 self.table.setItem(row, column, item)
 
     def _calls(self) -> list[CallRecord]:
+        """The shown session's call records, read from the store once per session and
+        call (not on every state change)."""
+        if self._calls_read is not None:
+            return self._calls_read
         store, session_id = self.bridge.store(), self.bridge.session_id()
         if store is None or session_id is None:
             return []
         try:
-            return store.calls(session_id)
+            self._calls_read = store.calls(session_id)
         except StoreError:
             return []
+        return self._calls_read
+
+    def _on_bridge_session_changed(self) -> None:
+        self._calls_read = None
+        super()._on_bridge_session_changed()
+
+    def _on_bridge_call_started(self, _event: object) -> None:
+        self._calls_read = None
 
     def _on_bridge_call_finished(self, _event: CallFinished) -> None:
+        self._calls_read = None
         self.schedule_refresh()

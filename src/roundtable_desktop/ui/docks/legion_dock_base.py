@@ -22,7 +22,7 @@ from roundtable_desktop.domain.events import (
 from roundtable_desktop.protocols.base import Action, SessionProtocol
 from roundtable_desktop.protocols.legion_state import Diary, LegionState
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, shown_state
 from roundtable_desktop.ui.session_runner import SessionRunner
 
 REFRESH_ON = (StateChanged, PhaseChanged, ActionStarted, ActionFinished, SessionEnded)
@@ -37,8 +37,7 @@ class LegionDock(BridgeDock):
 
     def legion(self) -> LegionState | None:
         """The legion shown (live or replayed), or None for another kind."""
-        state = getattr(self.bridge.session(), "state", None)
-        return state if isinstance(state, LegionState) else None
+        return shown_state(self.bridge, LegionState)
 
     def live_legion(self) -> SessionProtocol | None:
         """The running legion session (None in replay, or for another kind)."""

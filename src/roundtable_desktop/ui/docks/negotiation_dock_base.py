@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QWidget
 from roundtable_desktop.protocols.base import Action, ActionUnavailable
 from roundtable_desktop.protocols.negotiation_state import NegotiationState
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, shown_state
 from roundtable_desktop.ui.session_runner import SessionRunner
 
 log = logging.getLogger(__name__)
@@ -44,9 +44,7 @@ class NegotiationDock(BridgeDock):
     # -- reading ----------------------------------------------------------------------------
     def negotiation(self) -> NegotiationState | None:
         """The negotiation shown (live or replayed), or None for another kind or none."""
-        session = self.bridge.session()
-        state = getattr(session, "state", None)
-        return state if isinstance(state, NegotiationState) else None
+        return shown_state(self.bridge, NegotiationState)
 
     def blocked(self) -> str:
         """Why nothing may be changed now ("" when it may): replay, no session, the end."""

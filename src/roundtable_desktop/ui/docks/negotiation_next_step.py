@@ -7,8 +7,6 @@ KEEPER's turn". The Sequencer dock shows it on top. Must not change the state.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QKeySequence
-
 from roundtable_desktop.protocols.base import SEND, ActionSpec
 from roundtable_desktop.protocols.negotiation_state import (
     PICK_OPTION,
@@ -16,11 +14,7 @@ from roundtable_desktop.protocols.negotiation_state import (
     TAKE_TURN,
     NegotiationState,
 )
-
-
-def keys_text(shortcut: str) -> str:
-    """A shortcut as this platform writes it (the toolbar's words; "" for none)."""
-    return QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
+from roundtable_desktop.ui.toolbar_widgets import keys_text
 
 
 def next_sentence(state: NegotiationState, specs: list[ActionSpec], *,

@@ -51,13 +51,14 @@ from roundtable_desktop.protocols.negotiation_state import (
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.negotiation_dock_base import NegotiationDock
 from roundtable_desktop.ui.docks.negotiation_guard_panel import GuardPanel
-from roundtable_desktop.ui.docks.negotiation_next_step import keys_text, next_sentence
+from roundtable_desktop.ui.docks.negotiation_next_step import next_sentence
 from roundtable_desktop.ui.docks.negotiation_phase_strip import PhaseStrip
 from roundtable_desktop.ui.docks.negotiation_seat_panel import SeatPanel
 from roundtable_desktop.ui.docks.negotiation_speech import QtSpeaker, Speaker, SpeechReader
 from roundtable_desktop.ui.docks.negotiation_turn_panel import TurnPanel
 from roundtable_desktop.ui.session_runner import SessionRunner
 from roundtable_desktop.ui.theme import colors, is_dark
+from roundtable_desktop.ui.toolbar_widgets import keys_text
 
 FLOW_TIPS = {
     "manual": "Manual: each turn runs whole when you take it (Ctrl+Return).",

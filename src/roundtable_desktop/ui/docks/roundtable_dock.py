@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from roundtable_desktop.domain.meeting import MeetingState
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, shown_state
 
 
 def meeting_state(bridge: EngineBridge) -> MeetingState | None:
     """The meeting state of the session shown, live or replayed; None for other kinds."""
-    state = getattr(bridge.session(), "state", None)
-    return state if isinstance(state, MeetingState) else None
+    return shown_state(bridge, MeetingState)
 
 
 class RoundtableDock(BridgeDock):

@@ -18,7 +18,7 @@ from roundtable_desktop.domain.events import (
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.protocols.tutor_state import TutorState
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, shown_state
 from roundtable_desktop.ui.session_runner import SessionRunner
 
 REFRESH_ON = (StateChanged, PhaseChanged, ActionStarted, ActionFinished, SessionEnded)
@@ -33,8 +33,7 @@ class TutorDock(BridgeDock):
 
     def tutor(self) -> TutorState | None:
         """The tutor exercise shown (live or replayed), or None for another kind."""
-        state = getattr(self.bridge.session(), "state", None)
-        return state if isinstance(state, TutorState) else None
+        return shown_state(self.bridge, TutorState)
 
     def perform(self, action: Action) -> None:
         if self.runner is not None and not self.bridge.read_only:
