@@ -57,6 +57,7 @@ KIND_NEUTRAL = (
     "src/roundtable_desktop/ui/session_runner.py",
     "src/roundtable_desktop/ui/replay_bar.py",
     "src/roundtable_desktop/ui/mcp_controller.py",
+    "src/roundtable_desktop/ui/mcp_toolbox_controller.py",
     *(str(p.relative_to(ROOT)) for p in (ROOT / "src/roundtable_desktop/store").glob("*.py")),
     *(str(p.relative_to(ROOT)) for p in (ROOT / "src/roundtable_desktop/llm").glob("*.py")),
 )

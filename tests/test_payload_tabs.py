@@ -160,6 +160,7 @@ def test_the_first_call_of_a_new_batch_clears_the_last_batchs_replies():
     tabs.call_started("c0", "Turn 1: Ada", "ada", body(ROUND[0]), never)
     tabs.call_finished("c0", ok("done"))
 
+    tabs.new_batch()  # the view marks each step the user takes
     tabs.call_started("c1", "Turn 2: Bo", "bo", [{"role": "user", "content": "x"}],
                       lambda: "<article/>")
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QDialogButtonBox, QStyle, QStyleOptionComboBox
 
-from roundtable_desktop.llm.keys import LLM_KEY, SERVICE, YOUTUBE_KEY, KeyStore
+from roundtable_desktop.llm.keys import LLM_KEY, SERVICE, X_KEY, YOUTUBE_KEY, KeyStore
 from roundtable_desktop.llm.providers import make_client
 from roundtable_desktop.paths import config_dir, data_dir, default_db_path
 from roundtable_desktop.protocols.base import Action
@@ -97,6 +97,19 @@ def test_saved_keys_go_to_the_keyring(qtbot, dialog, memory_keyring):
     assert memory_keyring.secrets[(SERVICE, YOUTUBE_KEY)] == YT_KEY
     assert "The API key is in the OS keyring." in message
     assert "MemoryKeyring" in dialog.keyring_status()
+
+
+def test_the_x_bearer_token_for_persona_cards_goes_to_the_keyring_and_can_be_forgotten(
+        qtbot, dialog, memory_keyring):
+    dialog.x_token_edit.setText("x-bearer-test-DO-NOT-LEAK-0042")
+
+    message = _save(qtbot, dialog)
+
+    assert memory_keyring.secrets[(SERVICE, X_KEY)] == "x-bearer-test-DO-NOT-LEAK-0042"
+    assert "The X bearer token is in the OS keyring." in message
+    assert dialog.x_token_edit.text() == "" and dialog.forget_x_button.isEnabled()
+    qtbot.mouseClick(dialog.forget_x_button, Qt.MouseButton.LeftButton)
+    assert (SERVICE, X_KEY) not in memory_keyring.secrets
 
 
 def test_non_secret_settings_are_kept_in_the_settings_file(qtbot, dialog, settings):

@@ -3,7 +3,8 @@
 `roundtable` with no arguments opens the window; `roundtable run` runs any kind headless
 and prints it live (human seats speak the `--say` / `--script` lines); `roundtable export`
 writes HTML, Markdown or JSON; `roundtable kinds` lists the kinds and their scenarios;
-`roundtable serve-mcp` serves the bundled YouTube MCP server.
+`roundtable serve-mcp` serves the bundled YouTube MCP server; `roundtable personas build`
+builds persona decks for the debate kind (cli_personas.py).
 The API key comes from the OS keyring or ROUNDTABLE_API_KEY, never from an argument
 (the YouTube key likewise: keyring or ROUNDTABLE_YOUTUBE_KEY).
 Every error is one clear line and a non-zero exit, never a traceback. Text from a model,
@@ -32,6 +33,7 @@ from roundtable_desktop.cli_output import (
     print_result,
     shown,
 )
+from roundtable_desktop.cli_personas import add_personas_parser, build_command, list_command
 from roundtable_desktop.domain.refusal import Refusal
 from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
@@ -86,24 +88,18 @@ def _parser() -> argparse.ArgumentParser:
                           "order with --say)")
     run.add_argument("--script", type=Path, metavar="FILE",
                      help="lines for the human seat, one per line (after any --say)")
-    mode = run.add_mutually_exclusive_group()
-    mode.add_argument("--offline", action="store_true", help="the offline model (default)")
-    mode.add_argument("--base-url", help=f"OpenAI-compatible base URL, e.g. {DEFAULT_BASE_URL}")
-    run.add_argument("--model", help=f"model name (default {DEFAULT_MODEL} online)")
+    _model_flags(run)
     run.add_argument("--db", type=Path, help="session store (default: the user data dir)")
     run.add_argument("--scenario", default="default")
-    run.add_argument("--delay", type=float, default=0.01,
-                     help="offline model: seconds per streamed token (default 0.01)")
-    run.add_argument("--deadline", type=float, default=DEFAULT_DEADLINE_S, metavar="SECONDS",
-                     help="seconds one model call may take in all, retries included "
-                          f"(default {DEFAULT_DEADLINE_S:g}); a call that hits it is not "
-                          "tried again")
     run.add_argument("--continue", dest="resume", metavar="SESSION",
                      help="continue a stored session (id or unique prefix)")
     run.add_argument("--quiet", action="store_true", help="print only the final suggestions")
     run.add_argument("--deck", help="kind option: the deck of persona cards (debate)")
     run.add_argument("--hand", help="kind option: card ids, comma-separated (debate)")
     run.add_argument("--topic", help="kind option: the topic to debate (debate)")
+    run.add_argument("--mode", choices=("blitz", "classical"),
+                     help="kind option: blitz (table rounds, the default) or classical "
+                          "(turns with interruptions) (debate)")
     run.add_argument("--budget", type=int, metavar="TOKENS", dest="budget_tokens",
                      help="kind option: the context budget in tokens (roundtable, tutor; "
                           "default 100000)")
@@ -138,7 +134,22 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
 
     sub.add_parser("kinds", help="list the session kinds and their scenarios")
+    add_personas_parser(sub, model_flags=_model_flags)
     return p
+
+
+def _model_flags(p: argparse.ArgumentParser) -> None:
+    """Which model answers: the offline one (default) or an OpenAI-compatible endpoint."""
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--offline", action="store_true", help="the offline model (default)")
+    mode.add_argument("--base-url", help=f"OpenAI-compatible base URL, e.g. {DEFAULT_BASE_URL}")
+    p.add_argument("--model", help=f"model name (default {DEFAULT_MODEL} online)")
+    p.add_argument("--delay", type=float, default=0.01,
+                   help="offline model: seconds per streamed token (default 0.01)")
+    p.add_argument("--deadline", type=float, default=DEFAULT_DEADLINE_S, metavar="SECONDS",
+                   help="seconds one model call may take in all, retries included "
+                        f"(default {DEFAULT_DEADLINE_S:g}); a call that hits it is not "
+                        "tried again")
 
 
 def _open_store(path: Path | None, *, readonly: bool = False) -> SessionStore:
@@ -273,7 +284,7 @@ async def _run(args: argparse.Namespace) -> int:
         store.close()
 
 
-KIND_FLAGS = {"deck": "--deck", "hand": "--hand", "topic": "--topic",
+KIND_FLAGS = {"deck": "--deck", "hand": "--hand", "topic": "--topic", "mode": "--mode",
               "budget_tokens": "--budget"}
 
 
@@ -432,6 +443,28 @@ def _sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _personas_build(args: argparse.Namespace) -> int:
+    """`personas build`: the store and the client made as for `run`."""
+    settings, key = _model_settings(args)
+    client = make_client(settings, key)
+    store = _open_store(args.db)
+    try:
+        return await build_command(args, store=store, client=client, model=settings.model,
+                                   provider=settings.provider)
+    finally:
+        await client.aclose()
+        store.close()
+
+
+def _personas(args: argparse.Namespace) -> int:
+    if args.personas_command == "build":
+        return asyncio.run(_personas_build(args))
+    if args.personas_command == "list":
+        return list_command(args)
+    _parser().parse_args(["personas", "--help"])
+    return 2
+
+
 def _kinds(args: argparse.Namespace) -> int:
     print_kinds(all_kinds())
     return 0
@@ -464,6 +497,8 @@ def main(argv: list[str] | None = None) -> int:
         return _exit(lambda: _serve_files(args))
     if args.command == "kinds":
         return _exit(lambda: _kinds(args))
+    if args.command == "personas":
+        return _exit(lambda: _personas(args))
     _parser().print_help()
     return 2
 

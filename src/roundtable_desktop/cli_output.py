@@ -17,6 +17,7 @@ from roundtable_desktop.domain.events import (
     Event,
     Notice,
     SessionEnded,
+    StateChanged,
     TokenReceived,
     ToolRan,
 )
@@ -25,6 +26,11 @@ from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.domain.text import terminal_text
 from roundtable_desktop.domain.tools import ToolStatus
 from roundtable_desktop.protocols.kinds import KindSpec
+
+# A StateChanged of this part carries one plain sentence about what just happened, for a
+# reader (any kind may emit it; debate's classical mode says who spoke, cut in, or kept
+# silent).
+NARRATION = "narration"
 
 
 def shown(text: str) -> str:
@@ -89,6 +95,8 @@ class MeetingPrinter:
             mark = "✓" if r.status == ToolStatus.OK else "✗"
             msg = f" — {r.message}" if r.message else ""
             self.line(f"   {mark} {r.call.render()}{msg}")
+        elif isinstance(event, StateChanged) and event.part == NARRATION and event.detail:
+            self.line(f"\n• {event.detail}")  # a kind's one-sentence account of a step
         elif isinstance(event, SessionEnded):
             self.line(f"\n■ {event.reason}")
 

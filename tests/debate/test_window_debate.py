@@ -77,7 +77,8 @@ def play_to_the_map(qtbot, window: MainWindow, cap: int = 20) -> None:  # type: 
 def test_the_debate_names_its_docks():
     spec = window_kind("debate")
     assert {d.cls.__name__ for d in spec.docks} == {
-        "DebateCardsDock", "DebateRoomDock", "DebatePolygonDock", "DebateAnswersDock"}
+        "DebateCardsDock", "DebateRoomDock", "DebatePolygonDock", "DebateAnswersDock",
+        "DebateConversationDock"}
 
 
 def test_a_debate_shows_its_docks_and_the_roundtables_go(qtbot, make_window):

@@ -41,6 +41,16 @@ class FakeOpenAI(PeerHandle):
         response.raise_for_status()
         return response.json()["outcome"]
 
+    def set_embeddings_status(self, status: int) -> None:
+        """Answer `/v1/embeddings` with HTTP `status` from now on (200: vectors)."""
+        self._control.post("/_embeddings", json={"status": status}).raise_for_status()
+
+    def embedding_requests(self) -> list[list[str]]:
+        """The inputs of every embeddings request since the last reset, in order."""
+        response = self._control.get("/_embeddings")
+        response.raise_for_status()
+        return response.json()["inputs"]
+
     def stats(self) -> dict[str, int]:
         """{"in_flight", "max_in_flight", "count"} of chat requests since the last reset."""
         response = self._control.get("/_stats")

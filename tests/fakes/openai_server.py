@@ -13,6 +13,12 @@ tests set through a control API:
                      answered now, the most at once, and how many came
     POST /_reset     empty the script, the request log and the stats
     GET  /_health    "ok"
+    POST /_embeddings  {"status": N}: answer `/v1/embeddings` with HTTP N (200: vectors)
+    GET  /_embeddings  {"status": N, "count": k, "inputs": [...]}: embedding requests so far
+
+`POST /v1/embeddings` answers `{"data": [{"index", "embedding"}]}` with a deterministic
+vector per input: its words hashed (SHA-256) into 32 signed buckets, normalized, so
+texts sharing words are near. Embedding requests are not counted as chat requests.
 
 Requests are answered on their own threads, so many can stream at once.
 
@@ -70,6 +76,8 @@ class ServerState:
         self.in_flight = 0
         self.max_in_flight = 0
         self.count = 0
+        self.embeddings_status = 200
+        self.embedding_inputs: list[list[str]] = []
 
     def next_reply(self) -> dict[str, Any]:
         with self.lock:
@@ -116,6 +124,8 @@ class ServerState:
             # `in_flight` (and end normally), but the peak starts again from them.
             self.max_in_flight = self.in_flight
             self.count = 0
+            self.embeddings_status = 200
+            self.embedding_inputs = []
 
 
 class ClientGone(Exception):
@@ -142,6 +152,11 @@ class Handler(BaseHTTPRequestHandler):
             self._wait_outcome(urllib.parse.parse_qs(url.query))
         elif url.path == "/_stats":
             self._send_json(200, state.stats())
+        elif url.path == "/_embeddings":
+            with state.lock:
+                self._send_json(200, {"status": state.embeddings_status,
+                                      "count": len(state.embedding_inputs),
+                                      "inputs": list(state.embedding_inputs)})
         else:
             self._send_json(404, {"error": {"message": f"no route {url.path}"}})
 
@@ -156,8 +171,14 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/_reset":
             state.reset()
             self._send_json(200, {"reset": True})
+        elif url.path == "/_embeddings":
+            with state.lock:
+                state.embeddings_status = int(json.loads(raw or b"{}").get("status", 200))
+            self._send_json(200, {"status": state.embeddings_status})
         elif url.path.endswith("/chat/completions"):
             self._chat(url.path, raw)
+        elif url.path.endswith("/embeddings"):
+            self._embeddings(raw)
         else:
             self._send_json(404, {"error": {"message": f"no route {url.path}"}})
 
@@ -177,6 +198,24 @@ class Handler(BaseHTTPRequestHandler):
                     break
                 state.lock.wait(remaining)
         self._send_json(200, {"outcome": outcome})
+
+    # -- embeddings -----------------------------------------------------------------------
+    def _embeddings(self, raw: bytes) -> None:
+        state = self.server.state
+        body = json.loads(raw or b"{}")
+        inputs = body.get("input", [])
+        inputs = [inputs] if isinstance(inputs, str) else [str(x) for x in inputs]
+        with state.lock:
+            state.embedding_inputs.append(inputs)
+            status = state.embeddings_status
+        if status != 200:
+            self._send_json(status, {"error": {"message": f"Scripted status {status}: "
+                                                          "no embeddings here."}})
+            return
+        data = [{"object": "embedding", "index": i, "embedding": _word_vector(text)}
+                for i, text in enumerate(inputs)]
+        self._send_json(200, {"object": "list", "data": data,
+                              "model": body.get("model", "fake-embed")})
 
     # -- chat -----------------------------------------------------------------------------
     def _chat(self, path: str, raw: bytes) -> None:
@@ -403,6 +442,15 @@ class FakeServer(LoopbackServer):
 
     def __init__(self, port: int) -> None:
         super().__init__(port, Handler, ServerState())
+
+
+def _word_vector(text: str, dims: int = 32) -> list[float]:
+    vector = [0.0] * dims
+    for word in re.findall(r"\w+", text.lower()):
+        digest = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "little")
+        vector[digest % dims] += 1.0 if digest >> 63 else -1.0
+    norm = sum(x * x for x in vector) ** 0.5
+    return [x / norm for x in vector] if norm else vector
 
 
 def _masked_auth(header: str | None) -> dict[str, Any]:

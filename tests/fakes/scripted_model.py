@@ -5,12 +5,17 @@ A queued reply is text, an exception to raise, or a `ScriptedReply` with tool ca
 request carrying `response_format` raises `ResponseFormatRefused` (consuming nothing),
 and from then on `adapt()` moves the JSON instruction into the prompt, as the real client
 does.
+
+Embeddings: with no `embedder` the client offers none (`embed` returns None, as an
+endpoint without `/embeddings`); an `embedder` maps the texts to vectors (fixed ones, or
+a raise to fail). `embed_hold` makes `embed` wait until released. Every embed call's
+texts are kept in `embedded`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
 from roundtable_desktop.domain.calls import ChatRequest, ToolCallRequest, Usage
@@ -37,16 +42,28 @@ class ScriptedClient(ChatClient):
 
     def __init__(self, *replies: str | Exception | ScriptedReply,
                  default: str = "CALL: passTurn()",
-                 refuses_response_format: bool = False) -> None:
+                 refuses_response_format: bool = False,
+                 embedder: Callable[[list[str]], list[list[float]]] | None = None) -> None:
         self.replies: list[str | Exception | ScriptedReply] = list(replies)
         self.default = default
         self.requests: list[ChatRequest] = []
         self.hold: asyncio.Event | None = None
         self.refuses_response_format = refuses_response_format
         self.refused = False
+        self.embedder = embedder
+        self.embedded: list[list[str]] = []
+        self.embed_hold: asyncio.Event | None = None
 
     def queue(self, *replies: str | Exception | ScriptedReply) -> None:
         self.replies.extend(replies)
+
+    async def embed(self, texts: Sequence[str], model: str | None = None
+                    ) -> list[list[float]] | None:
+        self.embedded.append(list(texts))
+        if self.embed_hold is not None:
+            await self.embed_hold.wait()
+        await asyncio.sleep(0)
+        return None if self.embedder is None else self.embedder(list(texts))
 
     def adapt(self, request: ChatRequest) -> ChatRequest:
         return prompt_instead(request) if self.refused else request

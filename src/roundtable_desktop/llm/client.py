@@ -1,14 +1,15 @@
 """The ChatClient interface every model client implements, and its stream items.
 
 A client turns one ChatRequest into an async stream of `Delta` items ending with one
-`Finish`; any failure raises an `LLMError` (see llm/errors.py). Clients hold no session
-state. Must not import Qt, protocols or the store.
+`Finish`; any failure raises an `LLMError` (see llm/errors.py). `embed` turns texts into
+vectors, or None when the client offers no embeddings (the default). Clients hold no
+session state. Must not import Qt, protocols or the store.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from roundtable_desktop.domain.calls import ChatRequest, ToolCallRequest, Usage
@@ -43,6 +44,13 @@ class ChatClient(ABC):
     @abstractmethod
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
         """Yield `Delta`s then exactly one `Finish`, or raise an `LLMError`."""
+
+    async def embed(self, texts: Sequence[str], model: str | None = None
+                    ) -> list[list[float]] | None:
+        """One vector per text, in order; None when this client or its endpoint offers
+        no embeddings (callers then rank by keywords alone). Raises an `LLMError` when
+        the endpoint failed. Not a chat call: nothing records it."""
+        return None
 
     def estimate_cost(self, model: str, usage: Usage) -> float | None:
         """Cost in USD for this usage, or None when the model has no price."""

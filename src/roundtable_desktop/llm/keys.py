@@ -5,7 +5,8 @@ written anywhere else. Backends that drop keys (null) or write them to a plain f
 (keyrings.alt) are refused; where no usable backend exists the key is kept in memory for
 this run only and `KeyStore.status()` says so. Every key read or written is remembered
 as a secret (domain/secrets.py), so text that echoes it is scrubbed wherever it is stored
-or shown. Must never log or return a key in a message.
+or shown. The values of MCP servers' environment variables (Settings) are keys too, one
+entry per server and variable (`mcp_env_key`). Must never log or return a key in a message.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from roundtable_desktop.domain.secrets import remember_secret
 SERVICE = "roundtable-desktop"
 LLM_KEY = "llm-api-key"
 YOUTUBE_KEY = "youtube-api-key"
-ENV_VARS = {LLM_KEY: "ROUNDTABLE_API_KEY", YOUTUBE_KEY: "ROUNDTABLE_YOUTUBE_KEY"}
+X_KEY = "x-bearer-token"  # the X API v2 bearer token (sources/persona_x.py X_TOKEN_SLOT)
+ENV_VARS = {LLM_KEY: "ROUNDTABLE_API_KEY", YOUTUBE_KEY: "ROUNDTABLE_YOUTUBE_KEY",
+            X_KEY: "ROUNDTABLE_X_TOKEN"}
 
 _REFUSED_MODULES = ("keyring.backends.fail", "keyring.backends.null", "keyrings.alt")
 
@@ -90,3 +93,8 @@ class KeyStore:
         if backend_usable():
             with contextlib.suppress(keyring.errors.KeyringError):
                 keyring.delete_password(self.service, name)
+
+
+def mcp_env_key(server: str, variable: str) -> str:
+    """The keyring entry of one environment variable of one MCP server from Settings."""
+    return f"mcp-env:{server}:{variable}"

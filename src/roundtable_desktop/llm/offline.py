@@ -12,19 +12,21 @@ request's `kind` and `purpose` (never by markers in the text):
 
 A policy returns the reply text, or an `OfflineReply` with tool calls too; the client
 streams the text token by token with a small delay so streaming is visible, and ends with
-the tool calls. Must not read application state: only the request.
+the tool calls. `embed` gives deterministic hashed embeddings (llm/embeddings.py), so an
+offline session gets hybrid ranking too. Must not read application state: only the request.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
 from roundtable_desktop.domain.calls import ChatRequest, ToolCallRequest, Usage
 from roundtable_desktop.domain.tokens import estimate_prompt_tokens
 from roundtable_desktop.llm.client import ChatClient, Delta, Finish, StreamItem
+from roundtable_desktop.llm.embeddings import hashed_embedding
 from roundtable_desktop.llm.offline_json import json_reply
 
 _TOKEN = re.compile(r"\s*\S+|\s+")
@@ -121,6 +123,11 @@ class OfflineClient(ChatClient):
         )
         finish_reason = "tool_calls" if answer.tool_calls else "stop"
         yield Finish(usage, finish_reason, answer.tool_calls)
+
+    async def embed(self, texts: Sequence[str], model: str | None = None
+                    ) -> list[list[float]]:
+        await asyncio.sleep(0)  # stay cancellable, like a real request
+        return [hashed_embedding(text) for text in texts]
 
     def estimate_cost(self, model: str, usage: Usage) -> float | None:
         return 0.0

@@ -13,7 +13,9 @@ text is never re-sent silently. Every await runs under an overall per-call deadl
 keep-alive comments cannot hold a call forever; a call that hit it is not tried again
 and its error is `final`. A 401/403 is never retried either. The key is remembered as a
 secret (domain/secrets.py), so any text a server echoes it in is scrubbed before it is
-cut or shown.
+cut or shown. What each failure means (which error, worded how, retryable or not) is
+llm/http_failures.py. `embed` delegates the `{base}/embeddings` call to llm/embeddings.py:
+an endpoint without them is asked once per process, then None is the answer.
 
 Must never log or put the API key in a message, an exception or `repr()`. Must not import
 Qt, protocols or the store. One instance per event loop (its httpx pool is bound to it).
@@ -28,7 +30,7 @@ import contextlib
 import ipaddress
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TypeVar
 
 import httpx
@@ -44,16 +46,25 @@ from roundtable_desktop.llm.chat_chunks import (
     stream_error_message,
 )
 from roundtable_desktop.llm.client import ChatClient, Finish, StreamItem
+from roundtable_desktop.llm.embeddings import (
+    NO_EMBEDDINGS,
+    NoEmbeddings,
+    default_embedding_model,
+    endpoint_embeddings,
+)
 from roundtable_desktop.llm.errors import (
-    AuthError,
     CallTimeout,
     ConfigError,
-    HTTPStatusError,
-    LLMError,
-    RateLimited,
     ResponseFormatRefused,
     StreamError,
-    TransportError,
+)
+from roundtable_desktop.llm.http_failures import (
+    Retryable,
+    noting_attempts,
+    read_failure,
+    send_failure,
+    status_error,
+    status_message,
 )
 from roundtable_desktop.llm.pricing import PriceTable, load_prices
 from roundtable_desktop.llm.response_format import (
@@ -62,13 +73,7 @@ from roundtable_desktop.llm.response_format import (
     is_format_refusal,
     prompt_instead,
 )
-from roundtable_desktop.llm.retry import (
-    MAX_RETRY_AFTER_S,
-    RetryPolicy,
-    is_retryable_status,
-    parse_retry_after,
-    retry_after_too_long,
-)
+from roundtable_desktop.llm.retry import RetryPolicy, is_retryable_status, parse_retry_after
 from roundtable_desktop.llm.sse import SSEDecoder, SSEEvent
 
 log = logging.getLogger(__name__)
@@ -79,15 +84,6 @@ USER_AGENT = "roundtable-desktop/0.1"
 MAX_ERROR_BODY_BYTES = 64 * 1024
 _LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain"})
 _T = TypeVar("_T")
-
-
-class _Retryable(Exception):
-    """A failure before any reply text reached the caller; `error` is raised if no retry."""
-
-    def __init__(self, error: LLMError, retry_after: float | None = None) -> None:
-        super().__init__(error.message)
-        self.error = error
-        self.retry_after = retry_after
 
 
 class OpenAICompatClient(ChatClient):
@@ -108,6 +104,8 @@ class OpenAICompatClient(ChatClient):
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         prices: PriceTable | None = None,
         refusals: FormatRefusals | None = None,
+        embedding_model: str | None = None,
+        no_embeddings: NoEmbeddings | None = None,
     ) -> None:
         self.base_url = base_url.strip().rstrip("/")
         self.endpoint = f"{self.base_url}/chat/completions"
@@ -120,6 +118,8 @@ class OpenAICompatClient(ChatClient):
         self._transport = transport
         self._prices = prices
         self._refusals = REFUSALS if refusals is None else refusals
+        self.embedding_model = embedding_model or default_embedding_model(self.base_url)
+        self._no_embeddings = NO_EMBEDDINGS if no_embeddings is None else no_embeddings
         self._http: httpx.AsyncClient | None = None
 
     def __repr__(self) -> str:
@@ -159,10 +159,10 @@ class OpenAICompatClient(ChatClient):
                 async with contextlib.aclosing(self._attempt(body, deadline_at, progress)) as items:
                     async for item in items:
                         yield item
-            except _Retryable as failure:
+            except Retryable as failure:
                 delay = self.retry.delay_before_retry(retries_done, failure.retry_after)
                 if delay is None:
-                    raise _noting_attempts(failure.error, retries_done + 1) from None
+                    raise noting_attempts(failure.error, retries_done + 1) from None
                 retries_done += 1
                 log.info(
                     "Retrying %s in %.2f s (%s), retry %d of %d",
@@ -178,6 +178,16 @@ class OpenAICompatClient(ChatClient):
                 yield Finish(estimate_usage(body, progress.text), progress.finish_reason,
                              progress.tools.calls())
             return
+
+    async def embed(self, texts: Sequence[str], model: str | None = None
+                    ) -> list[list[float]] | None:
+        """Vectors from `{base}/embeddings`; None when the endpoint has none."""
+        if not texts:
+            return []
+        self._check_config()
+        return await endpoint_embeddings(
+            self._client(), self.base_url, self._headers(), model or self.embedding_model,
+            texts, host=self.host, deadline=self.deadline, lacking=self._no_embeddings)
 
     def estimate_cost(self, model: str, usage: Usage) -> float | None:
         if self._prices is None:
@@ -197,16 +207,8 @@ class OpenAICompatClient(ChatClient):
         request = http.build_request("POST", self.endpoint, json=body, headers=self._headers())
         try:
             response = await self._under_deadline(http.send(request, stream=True), deadline_at, "")
-        except httpx.TimeoutException as exc:
-            raise _Retryable(
-                CallTimeout(f"{self.host} did not answer in time ({_kind(exc)}).")
-            ) from None
-        except httpx.ProtocolError as exc:
-            if not _closed_early(exc):  # a broken server or proxy says the same again
-                raise self._malformed(exc) from None
-            raise _Retryable(TransportError(self._transport_message(exc))) from None
         except httpx.TransportError as exc:
-            raise _Retryable(TransportError(self._transport_message(exc))) from None
+            raise send_failure(exc, self.host, self.base_url) from None
         try:
             if not 200 <= response.status_code < 300:
                 await self._raise_for_status(response, deadline_at, body)
@@ -251,31 +253,9 @@ class OpenAICompatClient(ChatClient):
     ) -> str | None:
         try:
             return await self._under_deadline(anext(lines, None), deadline_at, progress.text)
-        except httpx.TimeoutException as exc:
-            if not progress.parts:
-                raise _Retryable(
-                    CallTimeout(
-                        f"{self.host} sent no reply within {self.read_timeout:g} s ({_kind(exc)})."
-                    )
-                ) from None
-            raise CallTimeout(
-                f"{self.host} stopped sending for {self.read_timeout:g} s in the middle "
-                "of the reply.",
-                partial=progress.text,
-            ) from None
         except httpx.TransportError as exc:
-            if isinstance(exc, httpx.ProtocolError) and not _closed_early(exc):
-                raise self._malformed(exc, partial=progress.text) from None
-            if not progress.parts:
-                raise _Retryable(
-                    TransportError(
-                        f"The connection to {self.host} dropped before the reply ({_kind(exc)})."
-                    )
-                ) from None
-            raise StreamError(
-                f"The connection to {self.host} dropped in the middle of the reply.",
-                partial=progress.text,
-            ) from None
+            raise read_failure(exc, self.host, self.read_timeout, progress.text,
+                               started=bool(progress.parts)) from None
 
     def _handle_event(self, event: SSEEvent, progress: Progress) -> list[StreamItem]:
         if event.is_done:
@@ -326,26 +306,14 @@ class OpenAICompatClient(ChatClient):
             raw = b""
         detail = server_message(raw)  # scrubbed, then cut
         retry_after = parse_retry_after(response.headers)
-        reason = response.reason_phrase or ""
-        message = f"{self.host} answered HTTP {status}{' ' + reason if reason else ''}"
-        message += f": {detail}" if detail else "."
-        if not message.endswith((".", "!", "?")):
-            message += "."
-        if status in (401, 403):
-            raise AuthError(message, status=status)
-        if is_format_refusal(status, detail, body):
+        message = status_message(self.host, status, response.reason_phrase or "", detail)
+        if status not in (401, 403) and is_format_refusal(status, detail, body):
             self._refusals.remember(self.endpoint, str(body.get("model", "")))
             raise ResponseFormatRefused(message, status=status)
         retryable = is_retryable_status(status)
-        if retryable and retry_after_too_long(retry_after):
-            message += (
-                f" The server asked to wait {retry_after:.0f} s, longer than "
-                f"{MAX_RETRY_AFTER_S:.0f} s, so the call was not retried; try again later."
-            )
-        error_type = RateLimited if status == 429 else HTTPStatusError
-        error = error_type(message, status=status, retry_after=retry_after)
+        error = status_error(message, status, retry_after, retryable)
         if retryable:
-            raise _Retryable(error, retry_after)
+            raise Retryable(error, retry_after)
         raise error
 
     async def _read_capped(
@@ -363,23 +331,6 @@ class OpenAICompatClient(ChatClient):
             return await self._under_deadline(read(), deadline_at, "")
         except httpx.TimeoutException:
             raise CallTimeout(f"{self.host} did not finish its reply in time.") from None
-
-    def _transport_message(self, exc: httpx.TransportError) -> str:
-        if isinstance(exc, httpx.UnsupportedProtocol):
-            return f"The base URL {self.base_url!r} must start with http:// or https://."
-        return f"Could not reach {self.host} ({_kind(exc)}): {scrub(str(exc))[:200]}"
-
-    def _malformed(self, exc: httpx.ProtocolError, partial: str = "") -> TransportError:
-        """h11/httpcore refused what the server sent (a header too large, a bad status
-        line): not a network problem, so not "Could not reach"."""
-        detail = scrub(str(exc))[:120]
-        return TransportError(
-            f"The server at {self.host} sent a malformed or oversized response"
-            + (f" ({detail})." if detail else "."),
-            partial=partial,
-            hint="Check the base URL: it may point at a proxy or a server that is not an "
-                 "OpenAI-compatible API.",
-        )
 
     # -- plumbing -----------------------------------------------------------------------
     def _check_config(self) -> None:
@@ -451,29 +402,3 @@ def is_local_host(host: str) -> bool:
     except ValueError:
         return False
 
-
-def _noting_attempts(error: LLMError, attempts: int) -> LLMError:
-    if attempts > 1:
-        error.message = f"{error.message} (tried {attempts} times)"
-        error.args = (error.message,)
-    return error
-
-
-def _closed_early(exc: httpx.ProtocolError) -> bool:
-    """The peer closed the connection (httpcore words it so), rather than sending
-    something h11 could not read."""
-    text = str(exc).lower()
-    return "disconnected" in text or "closed connection" in text
-
-
-def _kind(exc: Exception) -> str:
-    names = {
-        httpx.ConnectTimeout: "connect timeout",
-        httpx.ReadTimeout: "read timeout",
-        httpx.WriteTimeout: "write timeout",
-        httpx.PoolTimeout: "no free connection",
-        httpx.ConnectError: "connection failed",
-        httpx.RemoteProtocolError: "the server closed the connection",
-        httpx.ReadError: "read error",
-    }
-    return names.get(type(exc), type(exc).__name__)

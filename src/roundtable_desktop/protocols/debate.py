@@ -7,8 +7,14 @@ then ranking, the merged blackboard, reseating, coverage), repeated for `merge_c
 unless the stop conditions end it sooner, then `final` (3-5 representatives on the
 merged blackboard) and `map` (the disagreement map). `deal` re-deals the hand before the
 claims are drawn. All model replies go through the shared structured path (one repair).
+In classical mode (state.mode, protocols/debate_classical.py) the rounds and merges are
+replaced by `turn` steps: plans, a streamed speech that may be cut off, an update.
+Retrieval (protocols/debate_retrieval.py): each round's answers are indexed at once and
+embedded in the background; the action before a round stores each agent's snippets and
+corpus picks in the state, which the round's payloads read; `aclose` awaits the
+embeddings still running.
 Events: StateChanged parts hand, claims, stances, tables, answer (detail: agent id),
-round, merge, metrics, map, phase; SessionEnded with the map.
+round, merge, metrics, map, phase, retrieval; SessionEnded with the map.
 Must not import Qt.
 """
 
@@ -29,6 +35,8 @@ from roundtable_desktop.protocols.base import (
     SessionProtocol,
 )
 from roundtable_desktop.protocols.bus import EventBus
+from roundtable_desktop.protocols.debate_classical import TURN, play_turn, turn_payloads
+from roundtable_desktop.protocols.debate_context import next_exchange
 from roundtable_desktop.protocols.debate_deck import load_deck, validate_hand
 from roundtable_desktop.protocols.debate_merge import apply_answer, apply_merge, final_table
 from roundtable_desktop.protocols.debate_progress import (
@@ -46,6 +54,7 @@ from roundtable_desktop.protocols.debate_requests import (
     prompt_snapshot,
     stance_request,
 )
+from roundtable_desktop.protocols.debate_retrieval import DebateRetrieval
 from roundtable_desktop.protocols.debate_setup import agents_of
 from roundtable_desktop.protocols.debate_state import (
     AgentAnswer,
@@ -72,7 +81,9 @@ DEAL, CLAIMS, STANCES, ROUND, MERGE, FINAL, MAP = (
     "deal", "claims", "stances", "round", "merge", "final", "map")
 LABELS = {CLAIMS: "Draw the claims", STANCES: "Take initial stances",
           ROUND: "Play a round", MERGE: "Merge the tables", FINAL: "Final table",
-          MAP: "Draw the disagreement map"}
+          TURN: "Next turn", MAP: "Draw the disagreement map"}
+BLITZ_STEPS = (CLAIMS, STANCES, ROUND, MERGE, FINAL, MAP)
+CLASSICAL_STEPS = (CLAIMS, STANCES, TURN, MAP)
 
 
 class DebateSession(SessionProtocol):
@@ -85,6 +96,7 @@ class DebateSession(SessionProtocol):
         self.state = state
         self.model = model
         self.provider = provider
+        self.retrieval = DebateRetrieval(lambda: self.state, lambda: self.client, self.emit)
 
     # -- what the user may do ---------------------------------------------------------------
     def actions(self) -> list[ActionSpec]:
@@ -95,7 +107,7 @@ class DebateSession(SessionProtocol):
                             enabled=why is None and not s.claims,
                             reason=why or ("The hand is dealt: the claims are drawn."
                                            if s.claims else ""), needs_text=True)]
-        for step in (CLAIMS, STANCES, ROUND, MERGE, FINAL, MAP):
+        for step in CLASSICAL_STEPS if s.mode == "classical" else BLITZ_STEPS:
             now = s.phase == step
             specs.append(ActionSpec(
                 id=step, label=LABELS[step], enabled=why is None and now,
@@ -112,7 +124,8 @@ class DebateSession(SessionProtocol):
 
     async def _perform(self, action: Action) -> bool:
         steps = {CLAIMS: self._claims, STANCES: self._stances, ROUND: self._round,
-                 MERGE: self._merge, FINAL: self._final, MAP: self._map}
+                 MERGE: self._merge, FINAL: self._final, MAP: self._map,
+                 TURN: self._turn}
         if action.id == DEAL:
             self._deal(action)
             return True
@@ -121,7 +134,18 @@ class DebateSession(SessionProtocol):
         ok = await steps[action.id]()
         if ok:
             self.state.steps += 1
+        if self.state.phase in (ROUND, FINAL, TURN):
+            await self._retrieve()
         return ok
+
+    async def _retrieve(self) -> None:
+        """The next round's (or turn's) snippets and corpus picks, stored in the state
+        before its payloads are shown (so what is shown is what is sent)."""
+        s = self.state
+        agents = [a.id for a in s.agents] if s.phase == TURN else \
+            list(dict.fromkeys(a for t in s.tables for a in t.agents))
+        await self.retrieval.prepare(agents, next_exchange(s))
+        self.emit(StateChanged(part="retrieval"))
 
     def _phase(self, phase: str) -> None:
         self.state.phase = phase  # type: ignore[assignment]
@@ -182,12 +206,13 @@ class DebateSession(SessionProtocol):
         order = {(a.id, c.id): i for i, (a, c) in
                  enumerate((a, c) for a in s.agents for c in s.claims)}
         s.stances.sort(key=lambda x: (x.round, order.get((x.agent, x.claim), 0)))
+        self.retrieval.index_messages()  # the initial reasons: past messages from round 1
         claim_cruxes(s)
         s.tables = assign_tables(s)
         record_metrics(s, 0)
         self.emit(StateChanged(part="tables"))
         self.emit(StateChanged(part="metrics"))
-        self._phase(ROUND)
+        self._phase(TURN if s.mode == "classical" else ROUND)
         return not self._stopped()
 
     def _stopped(self) -> bool:
@@ -231,6 +256,7 @@ class DebateSession(SessionProtocol):
             apply_answer(s, record, agent, table, result.value,
                          f"counted as uncertain: {result.error}")
         s.rounds.append(record)
+        self.retrieval.index_messages()  # FTS now; vectors in the background
         self.emit(StateChanged(part="round", detail=str(record.index)))
         return record
 
@@ -239,6 +265,11 @@ class DebateSession(SessionProtocol):
             return False
         self._phase(MERGE)
         return not self._stopped()
+
+    async def _turn(self) -> bool:
+        ok = await play_turn(self)
+        self.retrieval.index_messages()  # the speech: FTS now, vectors in the background
+        return ok
 
     async def _merge(self) -> bool:
         s = self.state
@@ -317,6 +348,8 @@ class DebateSession(SessionProtocol):
             index = s.rounds[-1].index
             request, layers = merge_request(s, snap, self.model, index)
             return [chat_payload(None, f"merge after round {index}", request, layers)]
+        if s.phase == TURN:
+            return turn_payloads(self)
         if s.phase == MAP:
             request, layers = map_request(s, snap, self.model)
             return [chat_payload(None, "disagreement map", request, layers)]
@@ -332,6 +365,9 @@ class DebateSession(SessionProtocol):
     @property
     def ended(self) -> bool:
         return self.state.ended
+
+    async def aclose(self) -> None:
+        await self.retrieval.aclose()
 
     def summary(self) -> SessionSummary:
         return debate_summary(self.state)

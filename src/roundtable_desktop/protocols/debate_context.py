@@ -4,14 +4,19 @@
    open cruxes with their sides, and the last merge's cross-table disagreement map;
 2. local neighbourhood: the last answers involving this agent (its own and its table's,
    from the previous round it took part in; before round one, the initial reasons);
-3. retrieved snippets: the agent's anchor excerpts nearest the heaviest open crux;
-4. corpus grounding: its anchor excerpts nearest the claims (not already in 3);
+3. retrieved snippets: the 3-5 past messages of the other agents nearest the heaviest
+   open crux (or the claims before any crux), each ~200 tokens, saying who said it and
+   in which round; never the agent's own;
+4. corpus grounding: the agent's own corpus chunks (anchor excerpts, corpus posts)
+   nearest the claims and the crux, each with its source URL;
 5. tool outputs: none run in blitz mode yet, so the section says so and lists the
    agent's tool-pull triggers.
-(Until retrieval lands, 3 and 4 come from the contract's anchor excerpts.) Each source is
-a runtime layer with a header, clipped to its share of the budget by whole lines.
-Reads only state written before the round: never an answer of the round being built.
-Must not call models or import Qt.
+3 and 4 are what retrieval stored in the state for this round (`state.retrieved`,
+protocols/debate_retrieval.py); a state without picks for this round (one saved before
+retrieval existed) gets no snippets and its anchors ranked by trigram overlap. Each
+source is a runtime layer with a header, clipped to its share of the budget by whole
+lines. Reads only state written before the round: never an answer of the round being
+built, so the payload shown is the payload sent. Must not call models or import Qt.
 """
 
 from __future__ import annotations
@@ -20,10 +25,10 @@ from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.domain.tokens import estimate_tokens
 from roundtable_desktop.metrics.similarity import jaccard, trigrams
 from roundtable_desktop.protocols.debate_deck import Anchor
+from roundtable_desktop.protocols.debate_retrieved import AgentPicks, Snippet
 from roundtable_desktop.protocols.debate_state import Agent, DebateState, Table
 
 SOURCES = ("blackboard", "neighbourhood", "snippets", "corpus", "tools")
-SNIPPETS_K = 4
 
 
 def clip_lines(lines: list[str], budget: int, *, newest: bool = False) -> list[str]:
@@ -98,7 +103,37 @@ def neighbourhood_lines(state: DebateState, agent: Agent, table: Table) -> list[
             for t in involved if t.response]
 
 
-def _section(name: str, title: str, budget: int, lines: list[str], *,
+def next_exchange(state: DebateState) -> int:
+    """The number of the next round (blitz) or turn (classical): what picks are for."""
+    if state.mode == "classical":
+        return len(state.classical.turns) + 1 if state.classical else 1
+    return len(state.rounds) + 1
+
+
+def picks_for(state: DebateState, agent: Agent) -> AgentPicks | None:
+    """What retrieval stored for `agent`'s next round or turn, or None (no picks)."""
+    found = state.retrieved
+    if found is None or found.round != next_exchange(state):
+        return None
+    return found.agents.get(agent.id)
+
+
+def snippet_line(state: DebateState, snippet: Snippet) -> str:
+    """`- [round 2 · Name] text` (`initial stance on c1 · Name` for round 0)."""
+    try:
+        name = state.agent(snippet.agent).name
+    except KeyError:
+        name = snippet.agent
+    step = "turn" if state.mode == "classical" else "round"
+    where = f"{step} {snippet.round}" if snippet.round else (snippet.source or "initial")
+    return f"- [{where} · {name}] {snippet.text}"
+
+
+def corpus_line(snippet: Snippet) -> str:
+    return f"- \"{snippet.text}\" ({snippet.source or 'no source'})"
+
+
+def section(name: str, title: str, budget: int, lines: list[str], *,
              newest: bool = False, empty: str = "(nothing yet)") -> LayerText:
     header = f"## {title} (budget ~{budget} tokens)"
     body = clip_lines(lines, budget - estimate_tokens(header) - 2, newest=newest)
@@ -109,21 +144,24 @@ def _section(name: str, title: str, budget: int, lines: list[str], *,
 def agent_context(state: DebateState, agent: Agent, table: Table) -> list[LayerText]:
     """The five marked sections of `agent`'s payload at `table` for the next round."""
     b = state.budget
-    open_cruxes = sorted((c for c in state.cruxes if not c.resolved), key=lambda c: -c.weight)
-    about = open_cruxes[0].text if open_cruxes else " ".join(c.text for c in state.claims)
-    snippets = rank_anchors(agent, about, SNIPPETS_K)
-    corpus = rank_anchors(agent, " ".join(f"{c.text} {c.pro} {c.con}" for c in state.claims),
-                          len(agent.contract.anchors), skip={a.text for a in snippets})
+    picks = picks_for(state, agent)
+    if picks is not None:
+        snippets = [snippet_line(state, x) for x in picks.snippets]
+        corpus = [corpus_line(x) for x in picks.corpus]
+    else:
+        claims = " ".join(f"{c.text} {c.pro} {c.con}" for c in state.claims)
+        snippets = []
+        corpus = [f"- \"{a.text}\" ({a.source})"
+                  for a in rank_anchors(agent, claims, len(agent.contract.anchors))]
     policy = agent.contract.evidence_policy
     tools = ["No tool ran for this turn (blitz mode has no tools yet).",
              f"Your tool-pull triggers: {'; '.join(policy.tool_pull_triggers)}."]
     return [
-        _section("blackboard", "BLACKBOARD", b.blackboard, blackboard_text(state)),
-        _section("neighbourhood", "LOCAL NEIGHBOURHOOD", b.neighbourhood,
+        section("blackboard", "BLACKBOARD", b.blackboard, blackboard_text(state)),
+        section("neighbourhood", "LOCAL NEIGHBOURHOOD", b.neighbourhood,
                  neighbourhood_lines(state, agent, table), newest=True),
-        _section("snippets", "RETRIEVED SNIPPETS", b.snippets,
-                 [f"- \"{a.text}\" ({a.source})" for a in snippets]),
-        _section("corpus", "CORPUS GROUNDING", b.corpus,
-                 [f"- \"{a.text}\" ({a.source})" for a in corpus]),
-        _section("tools", "TOOL OUTPUTS", b.tools, tools),
+        section("snippets", "RETRIEVED SNIPPETS", b.snippets, snippets,
+                 empty="(no past messages of the others retrieved)"),
+        section("corpus", "CORPUS GROUNDING", b.corpus, corpus),
+        section("tools", "TOOL OUTPUTS", b.tools, tools),
     ]

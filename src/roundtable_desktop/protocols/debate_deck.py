@@ -5,7 +5,9 @@ card ids in order) and `contracts/<id>.json` (one persona contract each, seed 00
 fields), with bundled avatars in `avatars/`. Every file is validated with pydantic; a
 file that does not validate is refused with a `DeckError` naming the file and the field.
 A hand is 3-8 distinct unlocked cards of one deck plus a topic (`validate_hand`).
-Must not call models, hold session state or import Qt.
+Decks are listed from the bundled resources and from the user data folder
+(<user data>/debate/decks, where the persona builder writes); a user deck with the same
+name as a bundled one wins. Must not call models, hold session state or import Qt.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pydantic import (
 )
 
 from roundtable_desktop.domain.refusal import Refusal
-from roundtable_desktop.paths import resources_dir
+from roundtable_desktop.paths import data_dir, resources_dir
 
 MIN_HAND, MAX_HAND = 3, 8
 MIN_ANCHORS, MAX_ANCHORS = 10, 15
@@ -179,11 +181,30 @@ def decks_dir(root: Path | None = None) -> Path:
     return (root or resources_dir()) / "debate" / "decks"
 
 
-def deck_names(root: Path | None = None) -> list[str]:
-    base = decks_dir(root)
+def user_decks_dir() -> Path:
+    """Where the persona builder writes decks: <user data>/debate/decks."""
+    return data_dir() / "debate" / "decks"
+
+
+def _names_in(base: Path) -> set[str]:
     if not base.is_dir():
-        return []
-    return sorted(p.name for p in base.iterdir() if (p / "personas.json").is_file())
+        return set()
+    return {p.name for p in base.iterdir() if (p / "personas.json").is_file()}
+
+
+def deck_names(root: Path | None = None) -> list[str]:
+    """The decks under `root`, or (no root) the bundled and the user's decks together."""
+    if root is not None:
+        return sorted(_names_in(decks_dir(root)))
+    return sorted(_names_in(decks_dir()) | _names_in(user_decks_dir()))
+
+
+def deck_folder(name: str, root: Path | None = None) -> Path:
+    """The deck's folder: under `root`, or (no root) the user's deck when there is one,
+    else the bundled one."""
+    if root is None and (user_decks_dir() / name / "personas.json").is_file():
+        return user_decks_dir() / name
+    return decks_dir(root) / name
 
 
 def _field_of(exc: ValidationError) -> str:
@@ -216,11 +237,17 @@ def load_contract(path: Path, shown: str | None = None) -> Contract:
 
 
 def load_deck(name: str, root: Path | None = None) -> Deck:
-    folder = decks_dir(root) / name
-    shown = f"decks/{name}/personas.json"
+    folder = deck_folder(name, root)
     if not (folder / "personas.json").is_file():
         known = ", ".join(deck_names(root)) or "none"
         raise DeckError(f"There is no deck {name!r}; the decks are: {known}.")
+    return read_deck(folder)
+
+
+def read_deck(folder: Path) -> Deck:
+    """The deck in `folder` (<decks>/<name>/), wherever that is (a builder's --out)."""
+    name = folder.name
+    shown = f"decks/{name}/personas.json"
     data = _read_json(folder / "personas.json", shown)
     try:
         meta = DeckMeta.model_validate(data)

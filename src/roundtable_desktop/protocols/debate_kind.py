@@ -3,7 +3,9 @@ policies, summary.
 
 Session options (the window's hand builder or `run --deck --hand --topic`, through
 SessionContext.options): `deck`, `hand` (ids, a list or "a,b,c"), `topic`,
-`merge_cycles` (1-3, default 2). With none, the scenario's deck deals its demo hand.
+`merge_cycles` (1-3, default 2), `mode` ("blitz", the default, or "classical": `run
+--mode classical`) and, for classical mode, `max_turns` (default 8) and
+`replan_sentences` (default 3). With none, the scenario's deck deals its demo hand.
 Must not import Qt; only protocols/kinds.py imports this module.
 """
 
@@ -12,12 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from roundtable_desktop.protocols.debate import DebateSession
+from roundtable_desktop.protocols.debate_classical_offline import CLASSICAL_POLICIES
 from roundtable_desktop.protocols.debate_deck import DeckError, deck_names, load_deck
 from roundtable_desktop.protocols.debate_offline import POLICIES
 from roundtable_desktop.protocols.debate_setup import new_state
 from roundtable_desktop.protocols.debate_state import DebateState
 from roundtable_desktop.protocols.debate_summary import stored_debate_summary
 from roundtable_desktop.protocols.kinds import KindSpec, Scenario, SessionContext
+from roundtable_desktop.protocols.persona_build_offline import POLICIES as PERSONA_POLICIES
 
 
 def _scenarios() -> list[Scenario]:
@@ -50,11 +54,13 @@ DEBATE = KindSpec(
     name="debate",
     title="Debate",
     description="A hand of 3-8 persona cards on a topic: claims, stances, parallel table "
-                "rounds, merges, a final table and the disagreement map (blitz mode).",
+                "rounds, merges, a final table and the disagreement map (blitz mode), or a "
+                "conversation with interruptions (classical mode).",
     scenarios=_scenarios,
     create=_create,
     restore=_restore,
     summarize=stored_debate_summary,
-    offline_policies=POLICIES,
-    cli_options=("deck", "hand", "topic"),
+    offline_policies={**POLICIES, **PERSONA_POLICIES,  # the window builds cards through it
+                      **CLASSICAL_POLICIES},
+    cli_options=("deck", "hand", "topic", "mode"),
 )

@@ -9,7 +9,8 @@ its request.
   round. On a claim whose wording meets the persona's flip conditions (measured data,
   trials, audits) it moves toward the confidence-weighted majority it read; on the others
   it holds and hardens. So claims about evidence converge and claims about values stay
-  split. The response quotes its own snippets and answers the strongest opponent it read.
+  split. The response quotes its own corpus grounding and answers the strongest opponent
+  it read.
 - merge: reads every table's raised cruxes and flip lines and merges near-duplicates.
 - map: reads positions, outcomes, cruxes and agents and writes the five parts.
 All are seeded by the client's seed and the payload, so a replay is the same.
@@ -198,7 +199,7 @@ def debate_answer(request: ChatRequest, seed: int) -> str:
             opponents = [who for who, s, c in rows if who != name and s not in (stance,
                                                                               "uncertain")]
             contested.append((min(mass["pro"], mass["con"]), cid, text, opponents))
-    snippets = re.findall(r'- "(.+?)" \(', _section(system, "RETRIEVED SNIPPETS"))
+    snippets = re.findall(r'- "(.+?)" \(', _section(system, "CORPUS GROUNDING"))
     quote = snippets[_seed(seed, name, "quote", round_no) % len(snippets)] if snippets \
         else "I go where the evidence goes."
     contested.sort(reverse=True)

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from roundtable_desktop.context.layers import PromptSnapshot, take_snapshot
 from roundtable_desktop.domain.calls import ChatMessage, ChatRequest
 from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.protocols.debate_classical_text import conversation_lines
 from roundtable_desktop.protocols.debate_context import (
     agent_context,
     clip_lines,
@@ -42,7 +43,8 @@ from roundtable_desktop.protocols.structured_call import structured_request
 KIND = "debate"
 CLAIMS, STANCE, ANSWER, MERGE, MAP = "claims", "stance", "answer", "merge", "map"
 PURPOSES = (CLAIMS, STANCE, ANSWER, MERGE, MAP)
-LAYER_NAMES = ["claims", "persona", "stance", "rules", "answer", "merge", "map"]
+LAYER_NAMES = ["claims", "persona", "stance", "rules", "answer", "merge", "map",
+               "classical", "plan", "speech", "update"]  # the last four: classical mode
 MAP_TRANSCRIPT_TOKENS = 6000
 
 Built = tuple[ChatRequest, list[LayerText]]
@@ -61,7 +63,7 @@ def _schema(reply: type[BaseModel]) -> dict[str, Any]:
     return reply.model_json_schema()
 
 
-def _request(model: str, purpose: str, layers: list[LayerText], user: str,
+def json_request(model: str, purpose: str, layers: list[LayerText], user: str,
              reply: type[BaseModel]) -> ChatRequest:
     request = ChatRequest(model=model, purpose=purpose, kind=KIND, messages=[
         *system_message(layers), ChatMessage(role="user", content=user)],
@@ -90,7 +92,7 @@ def claims_request(state: DebateState, snapshot: PromptSnapshot, model: str) -> 
     layers = [snapshot.filled("claims")]
     names = ", ".join(a.name for a in state.agents)
     user = f"TOPIC: {state.topic}\nDEBATERS: {names}\nWrite the claims now."
-    return _request(model, CLAIMS, layers, user, ClaimsReply), layers
+    return json_request(model, CLAIMS, layers, user, ClaimsReply), layers
 
 
 # -- stance --
@@ -108,7 +110,7 @@ def stance_request(state: DebateState, snapshot: PromptSnapshot, model: str, age
         excerpts or "(none)",
         "Give your stance now.",
     ])
-    return _request(model, STANCE, layers, user, StanceReply), layers
+    return json_request(model, STANCE, layers, user, StanceReply), layers
 
 
 # -- an agent's round answer --
@@ -124,7 +126,7 @@ def answer_request(state: DebateState, snapshot: PromptSnapshot, model: str, age
     ids = ", ".join(c.id for c in state.claims)
     user = (f"Round {round_index} at {where}. Give your contribution and a stance on every "
             f"claim ({ids}) as JSON.")
-    return _request(model, ANSWER, layers, user, AgentAnswer), layers
+    return json_request(model, ANSWER, layers, user, AgentAnswer), layers
 
 
 # -- merge --
@@ -154,7 +156,7 @@ def merge_request(state: DebateState, snapshot: PromptSnapshot, model: str,
         f"KNOWN CRUXES BEFORE ROUND {round_index}:", *(open_cruxes or ["- (none)"]), "",
         f"TABLE BLACKBOARDS OF ROUND {round_index}:", boards, "",
         "Merge them now."])
-    return _request(model, MERGE, layers, user, MergeReply), layers
+    return json_request(model, MERGE, layers, user, MergeReply), layers
 
 
 # -- the disagreement map --
@@ -163,6 +165,7 @@ def map_request(state: DebateState, snapshot: PromptSnapshot, model: str) -> Bui
     transcript = [f"[round {r.index}{' final' if r.final else ''} · "
                   f"{state.agent(t.agent).name}] {t.response}"
                   for r in state.rounds for t in r.turns if t.response]
+    transcript += conversation_lines(state)  # classical mode's turns
     cruxes = [f"- {c.id} [{c.claim}] weight {c.weight:.2f} {c.text} | pro: "
               f"{', '.join(state.agent(a).name for a in c.pro) or '-'} | con: "
               f"{', '.join(state.agent(a).name for a in c.con) or '-'}"
@@ -184,4 +187,4 @@ def map_request(state: DebateState, snapshot: PromptSnapshot, model: str) -> Bui
         "AGENTS:", *agents, "",
         "TRANSCRIPT:", *clip_lines(transcript, MAP_TRANSCRIPT_TOKENS, newest=True), "",
         "Write the disagreement map now."])
-    return _request(model, MAP, layers, user, DebateMap), layers
+    return json_request(model, MAP, layers, user, DebateMap), layers

@@ -7,6 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from roundtable_desktop.protocols.debate_classical_state import (
+    MAX_REPLAN_SENTENCES,
+    ClassicalState,
+)
 from roundtable_desktop.protocols.debate_deck import (
     Contract,
     Deck,
@@ -19,6 +23,8 @@ from roundtable_desktop.protocols.debate_deck import (
 from roundtable_desktop.protocols.debate_state import Agent, DebateState
 
 MAX_MERGE_CYCLES = 3
+MODES = ("blitz", "classical")
+MAX_TURNS = 60
 
 
 def agents_of(deck: Deck, cards: list[Contract]) -> list[Agent]:
@@ -37,8 +43,9 @@ def deck_for(scenario: str, options: Mapping[str, Any]) -> Deck:
 
 
 def new_state(scenario: str, options: Mapping[str, Any]) -> DebateState:
-    """The state for `options` (deck, hand, topic, merge_cycles); the deck's demo hand
-    and topic where none is given."""
+    """The state for `options` (deck, hand, topic, merge_cycles, mode, and for classical
+    mode max_turns and replan_sentences); the deck's demo hand and topic where none is
+    given."""
     deck = deck_for(scenario, options)
     ids = parse_hand_ids(options.get("hand")) or deck.demo_hand
     topic = str(options.get("topic") or deck.demo_topic or deck.topic_hint)
@@ -47,4 +54,15 @@ def new_state(scenario: str, options: Mapping[str, Any]) -> DebateState:
                         agents=agents_of(deck, hand.cards))
     if "merge_cycles" in options:
         state.merge_cycles = max(1, min(int(options["merge_cycles"]), MAX_MERGE_CYCLES))
+    mode = str(options.get("mode") or "blitz").strip().lower()
+    if mode not in MODES:
+        raise DeckError(f"Unknown debate mode {mode!r}; choose blitz or classical.")
+    if mode == "classical":
+        state.mode = "classical"
+        state.classical = ClassicalState()
+        if "max_turns" in options:
+            state.classical.max_turns = max(1, min(int(options["max_turns"]), MAX_TURNS))
+        if "replan_sentences" in options:
+            state.classical.replan_sentences = max(
+                0, min(int(options["replan_sentences"]), MAX_REPLAN_SENTENCES))
     return state

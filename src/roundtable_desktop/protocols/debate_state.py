@@ -5,7 +5,8 @@ round contribution), `merge` (MergeReply) and `map` (DebateMap). The state keeps
 hand (agents with their contracts), the claims, every stance with its round, the
 seating, every round's answers, the ranked cruxes (each naming its agents on each side),
 flip conditions, merges with their blackboards, metrics per claim per event, the stop
-decision, the outcome per claim and the disagreement map.
+decision, the outcome per claim and the disagreement map. In classical mode (`mode`)
+`classical` keeps the turns, plans and sidebar (debate_classical_state.py).
 Must not call models, read files or import Qt.
 """
 
@@ -18,9 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from roundtable_desktop.context.layers import PromptSnapshot
 from roundtable_desktop.metrics.convergence import Stance
 from roundtable_desktop.metrics.stop_conditions import DebateSnapshot
+from roundtable_desktop.protocols.debate_classical_state import ClassicalState
 from roundtable_desktop.protocols.debate_deck import Contract
+from roundtable_desktop.protocols.debate_retrieved import Retrieved
 
-Phase = Literal["claims", "stances", "round", "merge", "final", "map", "ended"]
+Phase = Literal["claims", "stances", "round", "merge", "final", "turn", "map", "ended"]
+Mode = Literal["blitz", "classical"]  # classical: protocols/debate_classical.py
 STANCE_WORDS = {"pro": "pro", "for": "pro", "yes": "pro", "agree": "pro",
                 "con": "con", "against": "con", "no": "con", "disagree": "con",
                 "uncertain": "uncertain", "unsure": "uncertain", "neutral": "uncertain"}
@@ -304,11 +308,14 @@ class DebateState(BaseModel):
     outcomes: list[ClaimOutcome] = Field(default_factory=list)
     map: DebateMap | None = None
     phase: Phase = "claims"
+    mode: Mode = "blitz"
+    classical: ClassicalState | None = None  # set when mode is "classical"
     merge_cycles: int = 2
     final_rounds: int = 1
     stop_reason: str = ""
     stop_detail: str = ""
     budget: ContextBudget = Field(default_factory=ContextBudget)
+    retrieved: Retrieved | None = None  # the next round's picks (debate_retrieval.py)
     prompts: PromptSnapshot | None = None
     failures: list[str] = Field(default_factory=list)
     ended: bool = False

@@ -16,6 +16,10 @@ from roundtable_desktop.domain.summary import (
     SessionSummary,
     TranscriptEntry,
 )
+from roundtable_desktop.protocols.debate_classical_summary import (
+    classical_entries,
+    classical_progress,
+)
 from roundtable_desktop.protocols.debate_state import ClaimPosition, DebateState
 
 
@@ -75,7 +79,7 @@ def _entries(state: DebateState) -> list[TranscriptEntry]:
                 text += f" ({m.failed})"
             entries.append(TranscriptEntry(speaker="Merge", kind="system", turn=r.index,
                                            text=text))
-    return entries
+    return entries + classical_entries(state)
 
 
 def debate_summary(state: DebateState) -> SessionSummary:
@@ -83,7 +87,8 @@ def debate_summary(state: DebateState) -> SessionSummary:
             else "")
     return SessionSummary(
         kind="debate",
-        title=f"{state.topic} ({state.deck_title or state.deck})",
+        title=f"{state.topic} ({state.deck_title or state.deck}"
+              f"{', classical' if state.mode == 'classical' else ''})",
         participants=[Participant(id=a.id, name=a.name, role=f"{a.suite} {a.handle}")
                       for a in state.agents],
         transcript=_entries(state),
@@ -91,9 +96,10 @@ def debate_summary(state: DebateState) -> SessionSummary:
                              text=stop, final=state.ended,
                              empty_text="No map yet: the debate is still running."),
         ended=state.ended,
-        progress=f"{state.table_rounds()} table round"
-                 f"{'s' if state.table_rounds() != 1 else ''} · {len(state.merges)} merge"
-                 f"{'s' if len(state.merges) != 1 else ''} · {state.phase}",
+        progress=classical_progress(state) if state.mode == "classical" else
+        f"{state.table_rounds()} table round"
+        f"{'s' if state.table_rounds() != 1 else ''} · {len(state.merges)} merge"
+        f"{'s' if len(state.merges) != 1 else ''} · {state.phase}",
     )
 
 

@@ -83,6 +83,9 @@ def kind_spec(name: str) -> KindSpec:
     found = _KINDS.get(name)
     if found is not None:
         return found
+    if name in _STORED_ONLY:
+        raise UnknownKind(f"A {name} session is a record of work done; it cannot be opened "
+                          f"or continued. Export it to read it (roundtable export).")
     raise UnknownKind(f"Unknown session kind {name!r}; choose one of: {', '.join(_KINDS)}.")
 
 
@@ -94,10 +97,22 @@ def kind_names() -> list[str]:
     return list(_KINDS)
 
 
+# Sessions that are stored but never opened live (a persona build): how each summarizes
+# its stored state for export and the session list. Not kinds: launch cannot open them.
+_STORED_ONLY: dict[str, Callable[[dict[str, Any]], SessionSummary]] = {}
+
+
+def register_stored_summary(kind: str,
+                            summarize: Callable[[dict[str, Any]], SessionSummary]) -> None:
+    _STORED_ONLY[kind] = summarize
+
+
 def summarize_stored(kind: str, state: dict[str, Any]) -> SessionSummary | None:
     """The summary of a stored state, or None when its kind is unknown or the state
     cannot be read (export and replay still show the calls)."""
     try:
+        if kind in _STORED_ONLY:
+            return _STORED_ONLY[kind](state)
         return kind_spec(kind).summarize(state)
     except (UnknownKind, KeyError, TypeError, ValueError):
         return None
@@ -115,6 +130,16 @@ def _register_built_kinds() -> None:
     register_kind(LEGION)
     register_kind(TUTOR)
     register_kind(DEBATE)
+
+    from roundtable_desktop.protocols.persona_build_offline import POLICIES as PERSONA
+    from roundtable_desktop.protocols.persona_build_session import (
+        BUILD_KIND,
+        stored_build_summary,
+    )
+
+    register_stored_summary(BUILD_KIND, stored_build_summary)
+    for purpose, policy in PERSONA.items():
+        register_offline_policy(BUILD_KIND, purpose, policy)
 
 
 _register_built_kinds()

@@ -32,7 +32,7 @@ from roundtable_desktop.sources.base import CandidateSource
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.recorder import SessionRecorder
 
-__all__ = ["SessionHandle", "UnknownKind", "kind_names", "reopen_session",
+__all__ = ["SessionHandle", "UnknownKind", "kind_names", "record_session", "reopen_session",
            "start_session"]
 
 
@@ -79,6 +79,15 @@ async def start_session(
     ctx = SessionContext(client=client, model=model, provider=provider, source=source,
                          bus=bus, parallel=parallel, options=options)
     session = await spec.create(ctx, scenario)
+    return record_session(session, kind=kind, store=store, client=client, model=model,
+                          provider=provider, scenario=scenario)
+
+
+def record_session(session: SessionProtocol, *, kind: str, store: SessionStore,
+                   client: ChatClient, model: str, provider: str,
+                   scenario: str = "default") -> SessionHandle:
+    """Store a session made by the caller (a registered kind's, or a build that is never
+    opened live), lock it, and wire its recorder to its bus."""
     title = session.title
     session_id = store.create_session(kind, scenario, title, session.state_json(),
                                       meta={"model": model, "provider": provider,

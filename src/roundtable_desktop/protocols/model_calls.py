@@ -85,6 +85,7 @@ class ModelCaller:
         self._inflight: dict[str, asyncio.Task[None]] = {}
         self._waiting = 0
         self._epoch = 0  # bumped by cancel_calls: a waiting call of an older epoch never starts
+        self._cancel_reasons: dict[str, str] = {}  # cancel_call's reason, by call id
         self.final_failure: str | None = None
 
     def emit(self, event: Event) -> None:
@@ -113,6 +114,16 @@ class ModelCaller:
         for task in list(self._inflight.values()):
             if not task.done():
                 task.cancel()
+
+    def cancel_call(self, call_id: str, reason: str = "Stopped by the user.") -> bool:
+        """Cancel one call in flight (a debater cut off mid-speech), keeping its partial
+        text; its outcome is `cancelled` with `reason`. False when it is not in flight."""
+        task = self._inflight.get(call_id)
+        if task is None or task.done():
+            return False
+        self._cancel_reasons[call_id] = reason
+        task.cancel()
+        return True
 
     # -- sending ------------------------------------------------------------------------
     async def call_many(self, calls: Sequence[ModelCall]) -> list[CallOutcome]:
@@ -207,7 +218,8 @@ class ModelCaller:
         except asyncio.CancelledError:
             if task.cancelled() and not _caller_cancelled():
                 result = stream.outcome(self.client, request, CallStatus.CANCELLED,
-                                        "Stopped by the user.")
+                                        self._cancel_reasons.get(call_id,
+                                                                 "Stopped by the user."))
             else:
                 task.cancel()
                 result = stream.outcome(self.client, request, CallStatus.CANCELLED,
@@ -228,6 +240,7 @@ class ModelCaller:
             self.emit(Notice(level="error", message=_safe(f"The model call failed: {exc}")))
         finally:
             self._inflight.pop(call_id, None)
+            self._cancel_reasons.pop(call_id, None)
             if result is not None:
                 # Raises when the outcome cannot be written (the recorder keeps it).
                 self.emit(CallFinished(call_id=call_id, actor_id=actor_id,

@@ -396,6 +396,8 @@ class ContextView(QWidget):
 
     def _on_bridge_event_received(self, event: object) -> None:
         if isinstance(event, ActionStarted):
+            if not self._acting or event.within is not None:
+                self._tabs.new_batch()  # a step from idle, or one Auto takes
             self._acting += 1
         elif isinstance(event, ActionFinished):
             self._acting = max(0, self._acting - 1)

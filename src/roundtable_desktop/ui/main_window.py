@@ -48,6 +48,7 @@ from roundtable_desktop.ui.dock_set import DockSpec, WindowDocks
 from roundtable_desktop.ui.end_panel import EndPanel
 from roundtable_desktop.ui.kinds import window_kind
 from roundtable_desktop.ui.mcp_controller import McpController
+from roundtable_desktop.ui.mcp_toolbox_controller import McpToolboxController
 from roundtable_desktop.ui.session_runner import SessionRunner
 from roundtable_desktop.ui.session_toolbar import SessionToolBar
 from roundtable_desktop.ui.settings_store import AppSettings
@@ -83,6 +84,9 @@ class MainWindow(QMainWindow):
         self.mcp = mcp if mcp is not None else McpController(bridge, settings=settings)
         self.mcp.setParent(self)  # deleted with the window, which stops its child server
         self.settings, self.key_store = settings, key_store
+        # The MCP servers of Settings, and the one hand-off of MCP tools to the live session.
+        self.mcp_tools = McpToolboxController(bridge, settings=settings, keys=key_store,
+                                              mcp=self.mcp, parent=self)
         self._closing: asyncio.Task[Any] | None = None
         self._may_close = False
         self._theme = str(settings.value(KEY_THEME, DEFAULT_THEME))
@@ -131,6 +135,7 @@ class MainWindow(QMainWindow):
         self.end_panel.replayRequested.connect(self._on_end_panel_replay_requested)
         self.end_panel.newSessionRequested.connect(self.menus.new_action.trigger)
         bridge.notice.connect(self._on_bridge_notice)
+        self.mcp_tools.notice.connect(self._on_bridge_notice)
         bridge.sessionChanged.connect(self._sync_timer.start)
         bridge.stateChanged.connect(self._sync_timer.start)
         bridge.sessionEnded.connect(self._sync_timer.start)
@@ -410,6 +415,7 @@ class MainWindow(QMainWindow):
         except Exception:
             log.exception("shutting the session down failed")
         try:
+            await self.mcp_tools.shutdown()
             await self.mcp.shutdown()
         except Exception:
             log.exception("closing MCP or stopping the bundled server failed")

@@ -1,4 +1,4 @@
-"""The window's one MCP connection: connect, disconnect, the bundled server, the live meeting.
+"""The window's one MCP bridge connection: connect, disconnect, the bundled server.
 
 `McpController` owns ONE McpConnection and, when the user asks for it, the bundled MCP
 server as a child process. Connect, disconnect and starting the server are asyncio
@@ -9,10 +9,9 @@ not grey out the toolbar, and New session must not cancel it. The window awaits
 `shutdown()` when it closes, which disconnects and stops the child; deleting the
 controller stops the child too (and the child stops by itself when our stdin pipe closes).
 
-While connected (or after the connection was lost) the live roundtable session is
-attached with its `attach_mcp`, so its context window's MCP section shows the status and the
-tool names; it is re-attached when the live session changes and detached on Disconnect.
-In replay it leaves the live connection and the live session as they are.
+While connected (or after the connection was lost) `attachable` is the connection; the
+McpToolboxController (mcp_toolbox_controller.py) hands it, with the servers of Settings,
+to the live session, so a roundtable's context window shows the status and the tool names.
 When nothing listens at the address the bundled server would use, `offer` holds that
 URL, so the dock can offer to start the server. The MCP SDK takes a second to import:
 it is imported in a worker thread on the first connect, never at start-up.
@@ -31,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.sources.mcp_address import DEFAULT_HOST, DEFAULT_PORT, endpoint_url
 from roundtable_desktop.sources.mcp_model import DEFAULT_MCP_URL, McpError, display_url
 from roundtable_desktop.sources.mcp_process import (
@@ -120,15 +118,11 @@ class McpController(QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._starting: asyncio.Future[BundledServer] | None = None
         self._guard = _ChildGuard()
-        self._live: SessionProtocol | None = None
-        self._attached: SessionProtocol | None = None
         self._closed = False
         self._check_timer = QTimer(self)
         self._check_timer.setInterval(check_interval_ms)
         self._check_timer.timeout.connect(self._on_check_timer_timeout)
         self.destroyed.connect(self._guard.stop)
-        bridge.sessionChanged.connect(self._on_bridge_session_changed)
-        self._on_bridge_session_changed()
 
     # -- what the dock reads ----------------------------------------------------------------
     @property
@@ -146,6 +140,16 @@ class McpController(QObject):
     @property
     def connected(self) -> bool:
         return self._connection is not None and self._connection.connected
+
+    @property
+    def attachable(self) -> McpConnection | None:
+        """The connection a live session should use: connected, or lost (a meeting shows
+        the loss); None otherwise."""
+        connection = self._connection
+        if connection is not None and (connection.connected
+                                       or connection.status.startswith("connection lost")):
+            return connection
+        return None
 
     @property
     def tool_names(self) -> list[str]:
@@ -208,7 +212,6 @@ class McpController(QObject):
         self._closed = True
         self._check_timer.stop()
         await self._cancel_tasks()
-        self._detach()
         if self._connection is not None:
             try:
                 await self._connection.disconnect()
@@ -339,26 +342,6 @@ class McpController(QObject):
         if others:
             await asyncio.wait(others)
 
-    # -- the live meeting ----------------------------------------------------------------------
-    def _sync_session(self) -> None:
-        """Attach the live session while connected or lost (the meeting shows the loss);
-        detach it otherwise."""
-        connection = self._connection
-        wanted = connection is not None and (
-            connection.connected or connection.status.startswith("connection lost"))
-        if wanted and self._live is not None and self._attached is not self._live:
-            self._detach()
-            assert connection is not None
-            if self._live.attach_mcp(connection):  # False: this kind uses no MCP tools
-                self._attached = self._live
-        elif not wanted:
-            self._detach()
-
-    def _detach(self) -> None:
-        attached, self._attached = self._attached, None
-        if attached is not None:
-            attached.detach_mcp()
-
     # -- slots ---------------------------------------------------------------------------------
     def _on_connection_changed(self) -> None:
         connection = self._connection
@@ -368,19 +351,8 @@ class McpController(QObject):
             self._check_timer.start()
         else:
             self._check_timer.stop()
-        self._sync_session()
-        self._set_status(connection.status)
-
-    def _on_bridge_session_changed(self) -> None:
-        if self._bridge.read_only:
-            return  # replay: the live session and its connection stay as they are
-        handle = self._bridge.handle
-        session = handle.session if handle is not None else None
-        live = session
-        if live is not self._live and self._attached is not None:
-            self._detach()
-        self._live = live
-        self._sync_session()
+        if not self._set_status(connection.status):
+            self.changed.emit()  # the tools may have changed: the session's hand-off looks
 
     def _on_check_timer_timeout(self) -> None:
         if self.connected and not self.busy and not any(
@@ -388,10 +360,13 @@ class McpController(QObject):
             self._spawn(self._check(), "check MCP")
 
     # -- internals -----------------------------------------------------------------------------
-    def _set_status(self, status: str) -> None:
+    def _set_status(self, status: str) -> bool:
+        """Whether it changed (and `changed` was emitted)."""
         if status != self._status:
             self._status = status
             self.changed.emit()
+            return True
+        return False
 
     def _set_offer(self, url: str) -> None:
         if url != self._offer:

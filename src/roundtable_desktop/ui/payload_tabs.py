@@ -7,10 +7,12 @@ idle (the next payloads), `call_started` / `token` / `call_finished` as calls ru
 session is over (the last step's requests and replies, never a "next" payload: nothing
 will be sent). A pending payload whose call starts becomes
 that call's tab (same document, so the view does not reload); a call no pending payload
-matches gets a tab of its own (a repair, a planner step of a chain). Finished calls keep
-their tab, with their reply, until the next calls start or new payloads are pending, so
-a round's replies stay readable while a human seat writes. At most MAX_TABS tabs: the
-oldest finished ones go first, a streaming one never.
+matches gets a tab of its own (a repair, a planner step of a chain). The view marks each
+step the user (or Auto) takes as a new batch (`new_batch`); finished calls keep their
+tab, with their reply, until the first call of the next batch starts or new payloads are
+pending, so a chain's earlier requests stay beside its later ones (a minion's perception
+beside its response) and a round's replies stay readable while a human seat writes. At
+most MAX_TABS tabs: the oldest finished ones go first, a streaming one never.
 Must not create widgets, read the session or render documents (the view passes a
 function that renders one when a call needs it).
 """
@@ -59,6 +61,7 @@ class PayloadTab:
     tokens: int = 0
     outcome: CallOutcome | None = None
     shown_caption: str = ""  # SHOWN tabs: the caption the view was given
+    batch: int = 0  # the step whose call this tab is (see PayloadTabs.new_batch)
 
     @property
     def failed(self) -> bool:
@@ -108,6 +111,7 @@ class PayloadTabs:
         self.tabs: list[PayloadTab] = []
         self._limit = max(1, limit)
         self._serial = 0
+        self._batch = 0
 
     # -- reading ------------------------------------------------------------------------
     def index_of(self, key: str | None) -> int:
@@ -181,14 +185,21 @@ class PayloadTabs:
         self.tabs = kept + [t for t in fresh if all(t is not k for k in kept)]
 
     # -- calls ----------------------------------------------------------------------------
+    def new_batch(self) -> None:
+        """A step begins: its first call clears the replies of the steps before, and the
+        calls it starts stay together until the next step."""
+        self._batch += 1
+
     def call_started(
         self, call_id: str, label: str, actor_id: str | None,
         messages: list[dict[str, Any]], render: Callable[[], str],
     ) -> tuple[PayloadTab, bool]:
         """The tab of a call that just started, and whether it is a new tab (False when a
         pending payload with exactly these messages became it)."""
-        if not self.sending():  # a new batch of calls: the last batch's replies go
-            self.tabs = [t for t in self.tabs if t.state != TabState.SENT]
+        # The first call of a new batch: the last batch's replies go (this batch's stay,
+        # though none of its calls streams now: a chain's calls follow one another).
+        self.tabs = [t for t in self.tabs
+                     if t.state != TabState.SENT or t.batch == self._batch]
         tab = next((t for t in self.tabs
                     if t.state == TabState.NEXT and t.messages == messages), None)
         is_new = tab is None
@@ -196,7 +207,7 @@ class PayloadTabs:
             tab = PayloadTab(key=self._new_key("call"), label=label, document=render(),
                              state=TabState.NEXT, actor_id=actor_id, messages=messages)
             self.tabs.append(tab)
-        tab.state, tab.call_id = TabState.SENDING, call_id
+        tab.state, tab.call_id, tab.batch = TabState.SENDING, call_id, self._batch
         tab.label = label or tab.label
         tab.actor_id = actor_id if actor_id is not None else tab.actor_id
         tab.reply, tab.tokens, tab.outcome = "", 0, None

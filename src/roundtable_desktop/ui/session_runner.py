@@ -155,8 +155,10 @@ class SessionRunner(QObject):
         if self._handle is not None:
             self._handle.session.stop()
 
-    def start_new(self, kind: str = "roundtable", scenario: str = "default") -> asyncio.Task[Any]:
-        return self._spawn(self._start_new(kind, scenario), "new session")
+    def start_new(self, kind: str = "roundtable", scenario: str = "default",
+                  **options: Any) -> asyncio.Task[Any]:
+        """A new session; `options` are the kind's session options (SessionContext)."""
+        return self._spawn(self._start_new(kind, scenario, options), "new session")
 
     def reopen(self, session_id: str) -> asyncio.Task[Any]:
         return self._spawn(self._reopen(session_id), "reopen session")
@@ -220,13 +222,14 @@ class SessionRunner(QObject):
         if others:
             await asyncio.gather(*others, return_exceptions=True)
 
-    async def _start_new(self, kind: str, scenario: str) -> None:
+    async def _start_new(self, kind: str, scenario: str,
+                         options: dict[str, Any] | None = None) -> None:
         await self._cancel_all()
         choice = self._choice
         handle = await start_session(kind, store=self._store, client=choice.client,
                                      source=self._source, model=choice.model,
                                      provider=choice.provider, scenario=scenario,
-                                     parallel=choice.parallel)
+                                     parallel=choice.parallel, **(options or {}))
         previous = self._handle
         self._replace(handle)
         await self._release(previous)

@@ -1,8 +1,10 @@
 """Non-secret application settings, kept with QSettings in an INI file in the config dir.
 
-Holds the provider, base URL, model, MCP bridge URL, and whatever the window saves
-(geometry, dock layout). API keys never pass through here: they go to the OS keyring via
-llm/keys.py, and `set_value` refuses names that look like secrets. The file lives under
+Holds the provider, base URL, model, MCP bridge URL, the MCP servers (each with the
+names of its environment variables, never their values), and whatever the window saves
+(geometry, dock layout). API keys and environment values never pass through here: they
+go to the OS keyring via llm/keys.py, and `set_value` refuses names that look like
+secrets. The file lives under
 `paths.config_dir()`, so tests that redirect ROUNDTABLE_HOME isolate it.
 
 A file that is not a settings file (binary, notes, a cut section header: Qt would read
@@ -13,6 +15,7 @@ Must not hold keys, talk to the network, or build clients.
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -22,10 +25,12 @@ from PySide6.QtCore import QSettings
 from roundtable_desktop.llm.providers import PRESETS, ModelSettings
 from roundtable_desktop.paths import config_dir
 from roundtable_desktop.sources.mcp_model import DEFAULT_MCP_URL
+from roundtable_desktop.sources.mcp_servers_config import McpServerSetting
 
 log = logging.getLogger(__name__)
 
 SETTINGS_FILE = "settings.ini"
+_MCP_SERVERS = "mcp/servers"  # a JSON list of McpServerSetting
 _SECRET_WORDS = ("key", "secret", "token", "password")
 _MODEL = "model"
 
@@ -99,6 +104,29 @@ class AppSettings:
     @mcp_url.setter
     def mcp_url(self, url: str) -> None:
         self.qsettings.setValue("mcp/url", url.strip() or DEFAULT_MCP_URL)
+        self.qsettings.sync()
+
+    @property
+    def mcp_servers(self) -> list[McpServerSetting]:
+        """The MCP servers of Settings, in their order; an entry that cannot be read is
+        left out (and logged), never the whole list."""
+        raw = self.qsettings.value(_MCP_SERVERS, "")
+        try:
+            entries = json.loads(str(raw)) if raw else []
+        except ValueError:
+            log.warning("the MCP servers in %s are not JSON: none are used", self.path)
+            return []
+        servers = []
+        for entry in entries if isinstance(entries, list) else []:
+            try:
+                servers.append(McpServerSetting.model_validate(entry))
+            except ValueError:
+                log.warning("an MCP server in %s cannot be read: left out", self.path)
+        return servers
+
+    def set_mcp_servers(self, servers: list[McpServerSetting]) -> None:
+        data = [s.model_dump(mode="json") for s in servers]
+        self.qsettings.setValue(_MCP_SERVERS, json.dumps(data, ensure_ascii=False))
         self.qsettings.sync()
 
     # -- anything else the window keeps (layout, geometry, presenter mode) -------------

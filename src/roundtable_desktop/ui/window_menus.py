@@ -1,8 +1,9 @@
 """The window's menus and what their entries do. File: New session, Open recent, Export,
 Settings, Quit; View: dock toggles, theme, zoom, presenter mode; Session: the
 toolbar's actions (the same QAction objects, so their shortcuts always work; listed
-again whenever the toolbar rebuilds them for another kind), then Replay (Ctrl+Shift+R)
-and Back to the live session.
+again whenever the toolbar rebuilds them for another kind), the shown kind's own entries
+(WindowKind.menu_entries: their shortcuts work while the kind is shown), then Replay
+(Ctrl+Shift+R) and Back to the live session.
 
 File dialogs and the settings dialog are opened with `.open()` (never `exec()`), and
 their results arrive through signals. Must hold no engine logic: it calls the runner,
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QWidget
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.protocols.kinds import kind_names
@@ -27,6 +28,8 @@ from roundtable_desktop.store.database import StoreError
 from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
 from roundtable_desktop.ui.dialogs.settings_dialog import SettingsDialog
+from roundtable_desktop.ui.kinds import window_kind
+from roundtable_desktop.ui.kinds.spec import MenuEntry
 from roundtable_desktop.ui.replay_bar import ReplayBar
 from roundtable_desktop.ui.theme import THEMES
 
@@ -47,6 +50,7 @@ class WindowMenus(QObject):
         self.window = window
         self._dialogs: list[QWidget] = []  # non-modal dialogs kept alive while open
         self.replay_widget: ReplayBar | None = None
+        self._kind_actions: dict[str, list[QAction]] = {}  # kind -> its menu entries
         bar = window.menuBar()
         self.file_menu = bar.addMenu("&File")
         self.view_menu = bar.addMenu("&View")
@@ -129,6 +133,7 @@ class WindowMenus(QObject):
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.window.settings, self.window.key_store, self.window)
         dialog.accepted.connect(self.window.runner.rebuild_client)
+        dialog.accepted.connect(self.window.mcp_tools.reload)
         mcp_dock = self.window.docks.get("mcpDock")
         if mcp_dock is not None and hasattr(mcp_dock, "reload_url"):
             dialog.accepted.connect(mcp_dock.reload_url)
@@ -250,17 +255,44 @@ class WindowMenus(QObject):
         self.live_action.triggered.connect(self._on_live_triggered)
         self.fill_session_menu()
         self.window.toolbar.actionsRebuilt.connect(self.fill_session_menu)
+        self.window.docksChanged.connect(self.fill_session_menu)
 
     def fill_session_menu(self) -> None:
-        """The toolbar's actions as they are now, then replay."""
+        """The toolbar's actions as they are now, the kind's own entries, then replay."""
         menu = self.session_menu
         menu.clear()  # the actions belong to the toolbar and the window: none is deleted
         for qaction in self.window.toolbar.qactions.values():
             menu.addAction(qaction)
         if not menu.isEmpty():
             menu.addSeparator()
+        own = self.kind_actions()
+        for qaction in own:
+            menu.addAction(qaction)
+        if own:
+            menu.addSeparator()
         menu.addAction(self.replay_action)
         menu.addAction(self.live_action)
+
+    def kind_actions(self) -> list[QAction]:
+        """The shown kind's own menu entries as actions (built once per kind)."""
+        kind = self.window.kind
+        if kind not in self._kind_actions:
+            self._kind_actions[kind] = [self._entry_action(e)
+                                        for e in window_kind(kind).menu_entries]
+        return self._kind_actions[kind]
+
+    def _entry_action(self, entry: MenuEntry) -> QAction:
+        action = QAction(entry.text, self.window)
+        action.setObjectName(entry.object_name)
+        if entry.shortcut:
+            action.setShortcut(QKeySequence(entry.shortcut))
+        action.triggered.connect(lambda _=False, e=entry: self._run_entry(e))
+        return action
+
+    def _run_entry(self, entry: MenuEntry) -> None:
+        opened = entry.run(self.window)
+        if isinstance(opened, QDialog):
+            self._keep_open(opened)
 
     # -- helpers ------------------------------------------------------------------------------
     def sync_checks(self) -> None:

@@ -1,4 +1,5 @@
-"""The settings dialog: provider preset, base URL, model, API keys and the MCP bridge URL.
+"""The settings dialog: provider preset, base URL, model, API keys, the MCP bridge URL and
+the MCP servers (mcp_servers_dialog.py: their environment values go to the keyring too).
 
 Keys go only to the OS keyring through KeyStore (llm/keys.py), never to the settings
 file; the dialog says which keyring holds them, or that none is usable and keys are kept
@@ -45,9 +46,10 @@ from roundtable_desktop.llm.errors import (
     RateLimited,
     TransportError,
 )
-from roundtable_desktop.llm.keys import LLM_KEY, YOUTUBE_KEY, KeyStore
+from roundtable_desktop.llm.keys import LLM_KEY, X_KEY, YOUTUBE_KEY, KeyStore
 from roundtable_desktop.llm.openai_compat import OpenAICompatClient
 from roundtable_desktop.llm.providers import PRESETS, ModelSettings
+from roundtable_desktop.ui.dialogs.mcp_servers_dialog import McpServersPanel
 from roundtable_desktop.ui.settings_store import DEFAULT_MCP_URL, AppSettings
 
 TEST_DEADLINE_S = 30.0
@@ -112,7 +114,7 @@ class SettingsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
-        self.resize(720, 560)
+        self.resize(760, 640)
         self._settings = settings
         self._keys = keys
         self._test_task: asyncio.Future[str] | None = None
@@ -137,6 +139,9 @@ class SettingsDialog(QDialog):
         self.forget_key_button = QPushButton("Forget key")
         self.youtube_key_edit = _secret_edit("youtubeKey")
         self.forget_youtube_button = QPushButton("Forget key")
+        # The persona builder reads an X account's posts with it (sources/persona_x.py).
+        self.x_token_edit = _secret_edit("xBearerToken")
+        self.forget_x_button = QPushButton("Forget key")
         self.parallel_spin = QSpinBox()
         self.parallel_spin.setObjectName("parallelCalls")
         self.parallel_spin.setRange(1, 32)
@@ -182,8 +187,12 @@ class SettingsDialog(QDialog):
         sources_form.addRow("YouTube Data API key",
                             _row(self.youtube_key_edit, self.forget_youtube_button))
         sources_form.addRow("MCP bridge URL", self.mcp_url_edit)
-        sources_box = QGroupBox("Video sources")
+        sources_form.addRow("X API bearer token (persona cards)",
+                            _row(self.x_token_edit, self.forget_x_button))
+        sources_box = QGroupBox("Sources")
         sources_box.setLayout(sources_form)
+
+        self.mcp_servers = McpServersPanel(settings, keys, self)
 
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
@@ -194,15 +203,16 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(model_box)
         layout.addWidget(sources_box)
+        layout.addWidget(self.mcp_servers, 1)
         layout.addWidget(self.keyring_label)
         layout.addWidget(self.error_label)
-        layout.addStretch(1)
         layout.addWidget(buttons)
 
         self.provider_combo.currentIndexChanged.connect(self._on_provider_changed)
         self.test_button.clicked.connect(self._on_test_clicked)
         self.forget_key_button.clicked.connect(lambda: self._forget(LLM_KEY))
         self.forget_youtube_button.clicked.connect(lambda: self._forget(YOUTUBE_KEY))
+        self.forget_x_button.clicked.connect(lambda: self._forget(X_KEY))
         self.finished.connect(self._on_finished)
 
         self.provider_combo.setCurrentIndex(max(0, self.provider_combo.findData(current.provider)))
@@ -242,11 +252,14 @@ class SettingsDialog(QDialog):
         self.model_edit.setEnabled(not offline)
         self.api_key_edit.setEnabled(not offline)
 
+    def _key_rows(self) -> list[tuple[QLineEdit, QPushButton, str, str]]:
+        """Each key's field, its Forget button, its keyring name and what it is called."""
+        return [(self.api_key_edit, self.forget_key_button, LLM_KEY, "API key"),
+                (self.youtube_key_edit, self.forget_youtube_button, YOUTUBE_KEY, "YouTube key"),
+                (self.x_token_edit, self.forget_x_button, X_KEY, "X bearer token")]
+
     def _update_key_hints(self) -> None:
-        for edit, forget, name in (
-            (self.api_key_edit, self.forget_key_button, LLM_KEY),
-            (self.youtube_key_edit, self.forget_youtube_button, YOUTUBE_KEY),
-        ):
+        for edit, forget, name, _ in self._key_rows():
             stored = self._keys.get(name, env=False) is not None
             edit.setPlaceholderText(
                 "A key is stored; type a new one to replace it" if stored else "No key set"
@@ -257,8 +270,9 @@ class SettingsDialog(QDialog):
 
     def _forget(self, name: str) -> None:
         self._keys.delete(name)
-        edit = self.api_key_edit if name == LLM_KEY else self.youtube_key_edit
-        edit.clear()
+        for edit, _, row_name, _ in self._key_rows():
+            if row_name == name:
+                edit.clear()
         self._update_key_hints()
 
     def _on_test_clicked(self) -> None:
@@ -303,11 +317,14 @@ class SettingsDialog(QDialog):
         if not mcp.startswith(("http://", "https://")):
             self.error_label.setText("The MCP bridge URL must start with http:// or https://.")
             return
+        problem = self.mcp_servers.problem()
+        if problem is not None:
+            self.error_label.setText(problem)
+            return
         self._settings.set_model_settings(settings)
         self._settings.mcp_url = mcp
         notes: list[str] = []
-        for edit, name, label in ((self.api_key_edit, LLM_KEY, "API key"),
-                                  (self.youtube_key_edit, YOUTUBE_KEY, "YouTube key")):
+        for edit, _, name, label in self._key_rows():
             value = edit.text().strip()
             if not value:
                 continue
@@ -315,6 +332,7 @@ class SettingsDialog(QDialog):
             edit.clear()
             notes.append(f"The {label} is in the OS keyring." if in_keyring else
                          f"The {label} is kept in memory for this run only (no usable keyring).")
+        notes += self.mcp_servers.save()
         self._update_key_hints()
         message = " ".join(["Settings saved.", *notes])
         self.error_label.clear()

@@ -3,31 +3,32 @@
 Browser: a deck chooser and a grid of the deck's cards (avatar, name, handle, suite);
 locked cards are greyed and cannot be selected. Detail: the selected card's name,
 handle and suite and one sentence for each of the six dimensions, with "Add to hand".
-Hand: 3-8 cards, the topic, and Deal (Ctrl+Return), which performs
+Hand: 3-8 cards, the topic, the mode (Blitz: table rounds and merges; Classical: a
+conversation with plans and interruptions) and Deal (Ctrl+Return), which performs
 Action(id="deal", cards=[ids], text=topic) on the shown debate when it is of this deck
-and not under way yet; otherwise it starts a new debate of this deck and deals there.
+and mode and not under way yet; otherwise it starts a new debate of this deck in that
+mode (the session option `mode`) and deals there.
 A hand that cannot be dealt is refused here with the engine's own reason.
+New card… (beside the deck chooser; the Session menu's New card…, Ctrl+Shift+K) opens
+the card builder (dialogs/debate_card_builder_dialog.py); a card it builds is shown at
+once: the deck list is read again and the card's deck shown with the card selected.
 Keyboard: arrows move in the grid, Enter adds the card, Delete removes the hand's
-selected card, Ctrl+Return deals. Must hold no engine logic.
+selected card, Ctrl+Return deals (debate_cards_keys.py). The grid's widget and items are
+built in debate_cards_grid.py, the detail in debate_cards_detail.py; this dock holds the
+deck, the hand and the dealing. Must hold no engine logic.
 """
 
 from __future__ import annotations
 
-import html
-
-from PySide6.QtCore import QEvent, QObject, QSize, Qt
-from PySide6.QtGui import QIcon, QKeyEvent, QPixmap, QResizeEvent
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListView,
-    QListWidget,
     QListWidgetItem,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QSplitter,
     QVBoxLayout,
@@ -36,10 +37,8 @@ from PySide6.QtWidgets import (
 
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.protocols.debate_deck import (
-    DIMENSIONS,
     MAX_HAND,
     MIN_HAND,
-    Contract,
     Deck,
     DeckError,
     HandError,
@@ -48,13 +47,27 @@ from roundtable_desktop.protocols.debate_deck import (
     validate_hand,
 )
 from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.dialogs.debate_card_builder_dialog import DebateCardBuilderDialog
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
+from roundtable_desktop.ui.docks.debate_cards_builder import DebateCardsBuilderHolder
+from roundtable_desktop.ui.docks.debate_cards_detail import DebateCardDetailView, text_label
+from roundtable_desktop.ui.docks.debate_cards_grid import (
+    CARD_ID,
+    fill_card_grid,
+    find_card_item,
+    first_selectable_row,
+    fit_card_grid,
+    hand_item,
+    in_deck,
+    new_card_grid,
+    new_hand_list,
+)
+from roundtable_desktop.ui.docks.debate_cards_keys import DebateCardsKeyFilter
 from roundtable_desktop.ui.docks.debate_dock_base import DebateDock
 from roundtable_desktop.ui.elided_label import ElidedLabel
 from roundtable_desktop.ui.session_runner import SessionRunner
 
-AVATAR = 40
-CARD_ID = Qt.ItemDataRole.UserRole
+MODES = (("blitz", "Blitz"), ("classical", "Classical"))
 
 
 class DebateCardsDock(DebateDock):
@@ -67,32 +80,21 @@ class DebateCardsDock(DebateDock):
 
         self.deck_combo = QComboBox()
         self.deck_combo.setObjectName("debateDeckCombo")
+        self.new_card_button = QPushButton("New card…")
+        self.new_card_button.setObjectName("debateNewCard")
+        self.new_card_button.setToolTip(plain_tooltip(
+            "Make a card from a feed, a folder of notes or pasted excerpts (Ctrl+Shift+K)."))
+        self._builder = DebateCardsBuilderHolder(self, bridge, runner)
         self.deck_note = ElidedLabel("")  # one line; the whole description in its tooltip
         self.deck_note.setObjectName("debateDeckNote")
-        self.grid = QListWidget()
-        self.grid.setObjectName("debateCardGrid")
-        # Avatar beside its three lines, cards flowing in rows (a grid that reads at 1366).
-        self.grid.setViewMode(QListView.ViewMode.ListMode)
-        self.grid.setFlow(QListView.Flow.LeftToRight)
-        self.grid.setResizeMode(QListView.ResizeMode.Adjust)
-        self.grid.setMovement(QListView.Movement.Static)
-        self.grid.setWrapping(True)
-        self.grid.setWordWrap(False)  # name, handle, suite: one line each, elided
-        self.grid.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.grid.setUniformItemSizes(True)
-        self.grid.setIconSize(QSize(AVATAR, AVATAR))
-        self.grid.setSpacing(4)
-        self.detail = _label("debateCardDetail")
-        self.detail.setTextFormat(Qt.TextFormat.RichText)
+        self.grid = new_card_grid()
+        self.detail_view = DebateCardDetailView()
+        self.detail = self.detail_view.label
         self.add_button = QPushButton("Add to hand")
         self.add_button.setToolTip("Enter in the grid")
         self.add_button.setObjectName("debateAddToHand")
-        self.hand_label = _label("debateHandLabel", bold=True)
-        self.hand_list = QListWidget()
-        self.hand_list.setObjectName("debateHandList")
-        self.hand_list.setIconSize(QSize(24, 24))
-        self.hand_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.hand_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.hand_label = text_label("debateHandLabel", bold=True)
+        self.hand_list = new_hand_list()
         self.remove_button = QPushButton("Remove")
         self.remove_button.setToolTip("Delete in the hand")
         self.remove_button.setObjectName("debateRemoveFromHand")
@@ -101,7 +103,14 @@ class DebateCardsDock(DebateDock):
         self.topic.setPlaceholderText("The debate's topic, as a question")
         self.deal_button = QPushButton("Deal  (Ctrl+Return)")
         self.deal_button.setObjectName("debateDeal")
-        self.reason = _label("debateDealReason")
+        self.reason = text_label("debateDealReason")
+        self.mode_combo = QComboBox()
+        self.mode_combo.setObjectName("debateMode")
+        for mode, label in MODES:
+            self.mode_combo.addItem(label, mode)
+        self.mode_combo.setToolTip(plain_tooltip(
+            "Blitz: parallel table rounds and merges. Classical: one speaker at a time, "
+            "sentence by sentence; the others plan and may interrupt."))
 
         hand_row = QHBoxLayout()
         hand_row.addWidget(self.hand_label, 1)
@@ -115,14 +124,10 @@ class DebateCardsDock(DebateDock):
         topic_row.addWidget(self.topic, 1)
         deal_row = QHBoxLayout()
         deal_row.addWidget(self.reason, 1)
+        deal_row.addWidget(self.mode_combo)
         deal_row.addWidget(self.deal_button)
         # Grid, detail and hand share the height in a splitter, so a laptop's dock shows
         # all three (each scrolls inside) and the topic and Deal stay in sight below.
-        detail_area = QScrollArea()
-        detail_area.setObjectName("debateCardDetailArea")
-        detail_area.setWidgetResizable(True)
-        detail_area.setFrameShape(QFrame.Shape.NoFrame)
-        detail_area.setWidget(self.detail)
         hand_box = QWidget()
         hand_layout = QVBoxLayout(hand_box)
         hand_layout.setContentsMargins(0, 0, 0, 0)
@@ -131,14 +136,17 @@ class DebateCardsDock(DebateDock):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("debateCardsSplitter")
         self.splitter.setChildrenCollapsible(False)
-        for widget, stretch in ((self.grid, 3), (detail_area, 3), (hand_box, 2)):
+        for widget, stretch in ((self.grid, 3), (self.detail_view, 3), (hand_box, 2)):
             widget.setMinimumHeight(self.fontMetrics().lineSpacing() * 3)
             self.splitter.addWidget(widget)
             self.splitter.setStretchFactor(self.splitter.count() - 1, stretch)
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.deck_combo)
+        deck_row = QHBoxLayout()
+        deck_row.addWidget(self.deck_combo, 1)
+        deck_row.addWidget(self.new_card_button)
+        layout.addLayout(deck_row)
         layout.addWidget(self.deck_note)
         layout.addWidget(self.splitter, 1)
         layout.addLayout(topic_row)
@@ -152,11 +160,15 @@ class DebateCardsDock(DebateDock):
         self.add_button.clicked.connect(self._on_add_clicked)
         self.remove_button.clicked.connect(self._on_remove_clicked)
         self.deal_button.clicked.connect(self.deal)
+        self.new_card_button.clicked.connect(self.open_card_builder)
+        self._builder.cardBuilt.connect(self._on_builder_card_built)
         self.topic.returnPressed.connect(self.deal)
         # Ctrl+Return in the dock deals (the toolbar's Ctrl+Return is the session's step).
-        for widget in (self.grid, self.hand_list, self.topic, self.deal_button,
-                       self.add_button, self.deck_combo):
-            widget.installEventFilter(self)
+        self.keys = DebateCardsKeyFilter(self, grid=self.grid, hand_list=self.hand_list,
+                                         deal=self.deal, add=self._on_add_clicked,
+                                         remove=self._on_remove_clicked)
+        self.keys.watch(self.grid, self.hand_list, self.topic, self.deal_button,
+                        self.add_button, self.deck_combo)
         if runner is not None:
             runner.sessionStarted.connect(self._on_runner_session_started)
         self._load(self.deck_combo.currentText())
@@ -177,11 +189,7 @@ class DebateCardsDock(DebateDock):
         return list(self._hand)
 
     def card_item(self, card_id: str) -> QListWidgetItem | None:
-        for i in range(self.grid.count()):
-            item = self.grid.item(i)
-            if item.data(CARD_ID) == card_id:
-                return item
-        return None
+        return find_card_item(self.grid, card_id)
 
     def selectable(self, card_id: str) -> bool:
         item = self.card_item(card_id)
@@ -189,6 +197,14 @@ class DebateCardsDock(DebateDock):
 
     def reason_text(self) -> str:
         return self.reason.text()
+
+    def mode(self) -> str:
+        return str(self.mode_combo.currentData())
+
+    def set_mode(self, mode: str) -> None:
+        index = self.mode_combo.findData(mode)
+        if index >= 0:
+            self.mode_combo.setCurrentIndex(index)
 
     # -- the deck and the grid -------------------------------------------------------------
     def show_deck(self, name: str) -> None:
@@ -210,21 +226,10 @@ class DebateCardsDock(DebateDock):
             return
         self._deck = deck
         self.deck_note.set_full_text(deck.description)
-        self._hand = [cid for cid in self._hand if _in_deck(deck, cid)]
-        for card in deck.cards:
-            item = QListWidgetItem(f"{card.name}\n{card.handle}\n{card.suite}")
-            item.setData(CARD_ID, card.id)
-            item.setIcon(QIcon(_avatar(deck, card)))
-            if card.locked:
-                item.setFlags(Qt.ItemFlag.NoItemFlags)  # greyed, never selected
-                item.setText(f"{card.name}\n{card.handle}\nlocked")
-                item.setToolTip(plain_tooltip(f"{card.name} is locked: not dealt."))
-            else:
-                item.setToolTip(plain_tooltip(f"{card.name} {card.handle} · {card.suite}"))
-            self.grid.addItem(item)
+        self._hand = [cid for cid in self._hand if in_deck(deck, cid)]
+        fill_card_grid(self.grid, deck)
         self._fit_grid()
-        first = next((i for i in range(self.grid.count())
-                      if self.grid.item(i).flags() & Qt.ItemFlag.ItemIsSelectable), None)
+        first = first_selectable_row(self.grid)
         if first is not None:
             self.grid.setCurrentRow(first)
         if not self.topic.text().strip():
@@ -233,15 +238,8 @@ class DebateCardsDock(DebateDock):
         self._show_hand()
 
     def _fit_grid(self) -> None:
-        if self._deck is None:
-            return
-        metrics = self.grid.fontMetrics()  # the grid's own font (the theme sizes it)
-        longest = max((metrics.horizontalAdvance(t) for c in self._deck.cards
-                       for t in (c.name, c.handle, c.suite)), default=0) if self._deck else 0
-        text = min(longest + 8, metrics.horizontalAdvance("M") * 8)
-        width = AVATAR + text + 18
-        height = max(AVATAR, metrics.lineSpacing() * 3) + 14
-        self.grid.setGridSize(QSize(width, height))
+        if self._deck is not None:
+            fit_card_grid(self.grid, self._deck)
 
     def _on_theme_changed(self) -> None:
         self._fit_grid()  # a zoom or theme change sizes the grid's text anew
@@ -251,24 +249,39 @@ class DebateCardsDock(DebateDock):
 
     def _show_detail(self, card_id: str | None) -> None:
         deck = self._deck
-        if deck is None or card_id is None:
-            self.detail.setText("Select a card to see its persona.")
-            self.add_button.setEnabled(False)
-            return
-        card = deck.card(card_id)
-        rows = "".join(f"<tr><td><b>{label}</b>&nbsp;</td><td>{html.escape(card.one_line(f))}"
-                       f"</td></tr>" for f, label in DIMENSIONS)
-        self.detail.setText(
-            f"<b>{html.escape(card.name)}</b> {html.escape(card.handle)} · "
-            f"<i>{html.escape(card.suite)}</i>"
-            f"{' · locked' if card.locked else ''}<table>{rows}</table>")
-        self.add_button.setEnabled(not card.locked and card.id not in self._hand)
+        card = deck.card(card_id) if deck is not None and card_id is not None else None
+        self.detail_view.show_card(card)
+        self.add_button.setEnabled(card is not None and not card.locked
+                                   and card.id not in self._hand)
+
+    # -- new cards ---------------------------------------------------------------------------
+    @property
+    def builder(self) -> DebateCardBuilderDialog | None:
+        """The open card builder, if any."""
+        return self._builder.dialog
+
+    def open_card_builder(self) -> DebateCardBuilderDialog:
+        """The card builder (one at a time: an open one is brought forward)."""
+        deck = self._deck.name if self._deck is not None else ""
+        return self._builder.open(self.window(), deck)
+
+    def _on_builder_card_built(self, deck: str, card_id: str) -> None:
+        self.deck_combo.blockSignals(True)
+        self.deck_combo.clear()
+        self.deck_combo.addItems(deck_names())
+        self.deck_combo.setCurrentText(deck)
+        self.deck_combo.blockSignals(False)
+        self._load(deck)
+        item = self.card_item(card_id)
+        if item is not None:
+            self.grid.setCurrentItem(item)
+            self.grid.scrollToItem(item)
 
     # -- the hand ----------------------------------------------------------------------------
     def add(self, card_id: str) -> bool:
         """Add a card to the hand; False (with the reason shown) when it cannot be."""
         deck = self._deck
-        if deck is None or not _in_deck(deck, card_id):
+        if deck is None or not in_deck(deck, card_id):
             return False
         card = deck.card(card_id)
         if card.locked:
@@ -302,11 +315,7 @@ class DebateCardsDock(DebateDock):
         for cid in self._hand:
             if deck is None:
                 break
-            card = deck.card(cid)
-            item = QListWidgetItem(QIcon(_avatar(deck, card)),
-                                   f"{card.name} {card.handle} · {card.suite}")
-            item.setData(CARD_ID, cid)
-            self.hand_list.addItem(item)
+            self.hand_list.addItem(hand_item(deck, deck.card(cid)))
         count = len(self._hand)
         self.hand_label.setText(f"Hand: {count} of {MIN_HAND}-{MAX_HAND} cards")
         self.remove_button.setEnabled(bool(self._hand))
@@ -326,27 +335,6 @@ class DebateCardsDock(DebateDock):
             self.hand_list.item(self.hand_list.count() - 1) if self._hand else None)
         if item is not None:
             self.remove(item.data(CARD_ID))
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        kind = event.type()
-        if kind in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) \
-                and isinstance(event, QKeyEvent) and _is_deal_key(event):
-            if kind == QEvent.Type.ShortcutOverride:
-                event.accept()  # ours, not the window's: it comes back as a key press
-            else:
-                self.deal()
-            return True
-        if kind == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
-            key = event.key()
-            if watched is self.grid and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) \
-                    and not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
-                self._on_add_clicked()
-                return True
-            if watched is self.hand_list and key in (Qt.Key.Key_Delete,
-                                                     Qt.Key.Key_Backspace):
-                self._on_remove_clicked()
-                return True
-        return super().eventFilter(watched, event)
 
     # -- dealing ------------------------------------------------------------------------------
     def deal(self) -> bool:
@@ -371,17 +359,18 @@ class DebateCardsDock(DebateDock):
         session = self.live_session()
         spec = next((s for s in session.actions() if s.id == "deal"), None) \
             if session is not None else None
-        if state is not None and state.deck == deck.name and spec is not None and spec.enabled:
+        if state is not None and state.deck == deck.name and state.mode == self.mode() \
+                and spec is not None and spec.enabled:
             self.reason.setText(f"Dealt {len(self._hand)} cards.")
             self.perform(Action(id="deal", cards=list(self._hand), text=topic))
             return True
         if self.runner is None:
             self.reason.setText("No session runner: cannot start a debate.")
             return False
-        # Another deck, or a debate already under way: a new debate, dealt once shown.
+        # Another deck or mode, or a debate under way: a new debate, dealt once shown.
         self._pending_deal = (deck.name, list(self._hand), topic)
         self.reason.setText("Starting a new debate with this hand…")
-        self.runner.start_new("debate", deck.name)
+        self.runner.start_new("debate", deck.name, mode=self.mode())
         return True
 
     def _on_runner_session_started(self, _session_id: str) -> None:
@@ -399,6 +388,7 @@ class DebateCardsDock(DebateDock):
         if state is not None and not self._hand and self._deck is not None \
                 and state.deck == self._deck.name:
             self.set_hand([a.id for a in state.agents])  # the hand the debate holds
+            self.set_mode(state.mode)
             self.topic.setText(state.topic)
             self.topic.setCursorPosition(0)
         self.deal_button.setEnabled(not self.bridge.read_only)  # busy: deal() says why
@@ -407,29 +397,3 @@ class DebateCardsDock(DebateDock):
             "Starts a new debate with this hand." if under_way
             else "Deals this hand to the debate shown."))
 
-
-def _label(name: str, *, bold: bool = False) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if bold:
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label
-
-
-def _is_deal_key(event: QKeyEvent) -> bool:
-    return event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and bool(
-        event.modifiers() & Qt.KeyboardModifier.ControlModifier)
-
-
-def _in_deck(deck: Deck, card_id: str) -> bool:
-    return any(c.id == card_id for c in deck.cards)
-
-
-def _avatar(deck: Deck, card: Contract) -> QPixmap:
-    pixmap = QPixmap(str(deck.avatar_path(card)))
-    return pixmap if not pixmap.isNull() else QPixmap(AVATAR, AVATAR)

@@ -2,7 +2,8 @@
 answer's readable part.
 
 `next_sentence` words the step the session offers (`next_step()`): deal a hand, draw
-the claims, take stances, play a round, merge, the final table, the map. `response_so_far`
+the claims, take stances, play a round, merge, the final table, a classical turn, the
+map. `response_so_far`
 reads the `response` field out of a structured answer that is still streaming (partial
 JSON), so the game room shows prose, never braces. Qt-free; must not change the state.
 """
@@ -21,6 +22,8 @@ PHASE_SENTENCES = {
     "round": "Press Ctrl+Return to play round {round}: every agent answers at once.",
     "merge": "Press Ctrl+Return to merge the tables' blackboards after round {last}.",
     "final": "Press Ctrl+Return: the final table of representatives answers.",
+    "turn": "Press Ctrl+Return for turn {turn}: everyone plans, the most urgent speaks and "
+            "the others may cut in.",
     "map": "Press Ctrl+Return to draw the disagreement map.",
 }
 
@@ -35,12 +38,15 @@ def next_sentence(state: DebateState | None, specs: list[ActionSpec], *,
     if state.ended:
         return "The debate has ended: the disagreement map is above the request view."
     if running:
+        if state.mode == "classical" and state.phase == "turn":
+            return "The agents are talking… (Esc stops them)"
         return "The agents are answering… (Esc stops them)"
     words = PHASE_SENTENCES.get(state.phase, "")
     spec = next((s for s in specs if s.id == state.phase), None)
     if spec is not None and not spec.enabled and spec.reason:
         return spec.reason
-    return words.format(round=len(state.rounds) + 1,
+    turns = len(state.classical.turns) if state.classical is not None else 0
+    return words.format(round=len(state.rounds) + 1, turn=turns + 1,
                         last=state.rounds[-1].index if state.rounds else 0)
 
 

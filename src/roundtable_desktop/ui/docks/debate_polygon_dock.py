@@ -9,8 +9,10 @@ A vertex is a disc in its side's colour (for: the theme's "added" ink, against: 
 inside it. The round slider shows any round (0: the initial stances); a new round moves
 it to the latest and the colours fade from the old stance to the new one. When an
 agent's answer lands, the edges from it to its tablemates (whose last answers it read)
-flash and fade; agents answering now have an amber outline. The claim follows the
-game room's selector (ClaimFocus). Must hold no engine logic.
+flash and fade (classical mode: each sentence lights the speaker's edges to everyone,
+a cut-in the interrupter's edge to the speaker); agents answering now have an amber
+outline. The claim follows the game room's selector (ClaimFocus). Must hold no engine
+logic.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from roundtable_desktop.ui.docks.debate_polygon_model import (
     last_round,
     shade,
     side_counts,
+    speech_pairs,
     stances_at,
     table_mates,
 )
@@ -253,8 +256,11 @@ class DebatePolygonDock(DebateDock):
         self._last_seen_round = latest
         self.view.agents = [(a.id, a.name, self._avatar(a.id, a.avatar)) for a in state.agents]
         shown = self.round_slider.value()
-        self.view.tables = answer_pairs(state, shown) if shown else {
-            (a, b) for t in state.tables for a in t.agents for b in t.agents if a != b}
+        if state.mode == "classical":  # one conversation: everyone hears everyone
+            self.view.tables = {p for a in state.agents for p in speech_pairs(state, a.id)}
+        else:
+            self.view.tables = answer_pairs(state, shown) if shown else {
+                (a, b) for t in state.tables for a in t.agents for b in t.agents if a != b}
         self._shade(state, shown)
         self.view.update()
 
@@ -286,7 +292,8 @@ class DebatePolygonDock(DebateDock):
                    for aid, st in self._stances.items()}
         final = " (final table)" if any(r.final and r.index == round_ for r in state.rounds) \
             else ""
-        self.round_label.setText(f"Round {round_}{final}" if round_ else "Initial stances")
+        step = "Turn" if state.mode == "classical" else "Round"
+        self.round_label.setText(f"{step} {round_}{final}" if round_ else "Initial stances")
         if claim:
             self.caption.setText(f"{claim}: {side_counts(self._stances)}")
         else:
@@ -326,13 +333,24 @@ class DebatePolygonDock(DebateDock):
     # -- events ---------------------------------------------------------------------------
     def _on_bridge_event_received(self, event: object) -> None:
         super()._on_bridge_event_received(event)
-        if isinstance(event, StateChanged) and event.part == "answer" and event.detail:
-            state = self.debate()
-            if state is not None:  # its answer reads its tablemates' last answers
-                for mate in table_mates(state, event.detail):
-                    self.view.heat[(event.detail, mate)] = 1.0
-                self._timer.start()
-                self.view.update()
+        if not isinstance(event, StateChanged) or not event.detail:
+            return
+        state = self.debate()
+        if state is None:
+            return
+        if event.part == "answer":  # its answer reads its tablemates' last answers
+            pairs = [(event.detail, mate) for mate in table_mates(state, event.detail)]
+        elif event.part == "sentence":  # classical: the speaker's edges light
+            pairs = speech_pairs(state, event.detail)
+        elif event.part == "interruption":  # "interrupter>speaker"
+            who, _, speaker = event.detail.partition(">")
+            pairs = [(who, speaker)]
+        else:
+            return
+        for pair in pairs:
+            self.view.heat[pair] = 1.0
+        self._timer.start()
+        self.view.update()
 
     def _on_bridge_call_started(self, event: CallStarted) -> None:
         if event.actor_id:

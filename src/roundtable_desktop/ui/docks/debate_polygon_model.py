@@ -3,7 +3,9 @@ claim at a given round (side and confidence), and who answered whom.
 
 Shading: an agent's stance at round r is its latest stance with `round <= r` (round 0:
 the initial stances). Edges: in round r every agent answers the agents of its table
-(what they said in round r-1), so the pairs of round r are its tables' pairs. Colours
+(what they said in round r-1), so the pairs of round r are its tables' pairs. In a
+classical debate a sentence goes from its speaker to everyone else, and a cut-in from
+the interrupter to the speaker. Colours
 mix the side's ink into the background by the confidence, so a sure agent is a strong
 colour and an unsure one a pale one. Qt-free; must not change the state.
 """
@@ -48,6 +50,11 @@ def answer_pairs(state: DebateState, round_: int) -> set[Pair]:
 def table_mates(state: DebateState, agent: str) -> list[str]:
     """Who `agent` answers in the round being played (the current seating)."""
     return [b for t in state.tables if agent in t.agents for b in t.agents if b != agent]
+
+
+def speech_pairs(state: DebateState, speaker: str) -> list[Pair]:
+    """(speaker, listener) for a classical speech: everyone else hears it."""
+    return [(speaker, a.id) for a in state.agents if a.id != speaker]
 
 
 def mix(ink: str, background: str, amount: float) -> str:

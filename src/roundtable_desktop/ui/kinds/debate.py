@@ -4,25 +4,33 @@ Docks: Cards (right: the card browser, a card's detail and the hand builder with
 and the Game room tabbed with it (claim selector, what to do next, metrics over time
 per claim, cruxes, flip conditions); the Debate polygon tabbed over the shared Polygon
 (avatars, for/against shading on the selected claim by round, edges as agents answer);
-the Answers tabbed with the Transcript (a round's answers side by side, streaming).
+the Answers tabbed with the Transcript (a round's answers side by side, streaming), and
+the Conversation with them (classical mode: the transcript as it streams, the plans and
+the sidebar of citations).
 What to do next per phase is worded by docks/debate_next_step.py and shown on top of
 the game room. The end panel shows the disagreement map: per claim converged or split
 first (with the stop reason as the text), then cruxes, fault lines, flip conditions per
-agent, the evidence ledger and the resolution paths.
+agent, the evidence ledger and the resolution paths. Session menu entries: Past
+debates… (Ctrl+Shift+H: the debates page, which opens one in replay) and New card…
+(Ctrl+Shift+K: the card builder of the Cards dock).
 Must not build widgets or change the debate.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import ResultItem, ResultSection, SessionSummary
+from roundtable_desktop.ui.dialogs.debate_history_dialog import open_debates_page
 from roundtable_desktop.ui.dock_set import Area, DockSpec
 from roundtable_desktop.ui.docks.debate_answers_dock import DebateAnswersDock
 from roundtable_desktop.ui.docks.debate_cards_dock import DebateCardsDock
+from roundtable_desktop.ui.docks.debate_conversation_dock import DebateConversationDock
 from roundtable_desktop.ui.docks.debate_next_step import next_sentence
 from roundtable_desktop.ui.docks.debate_polygon_dock import DebatePolygonDock
 from roundtable_desktop.ui.docks.debate_room_dock import DebateRoomDock
-from roundtable_desktop.ui.kinds.spec import WindowKind
+from roundtable_desktop.ui.kinds.spec import MenuEntry, WindowKind
 
 __all__ = ["DEBATE_WINDOW", "debate_ended", "disagreement_map", "next_sentence"]
 
@@ -67,6 +75,15 @@ def _short_title(item: ResultItem) -> ResultItem:
     return item.model_copy(update={"title": "Crux", "detail": detail})
 
 
+def open_card_builder(window: Any) -> None:
+    """The Cards dock's card builder (the dock opens it and keeps it)."""
+    cards = window.docks.get("debateCardsDock")
+    if isinstance(cards, DebateCardsDock):
+        cards.show()
+        cards.raise_()
+        cards.open_card_builder()
+
+
 def debate_ended(summary: SessionSummary, kind_title: str, calls: int) -> str:
     """E.g. "The debate drew its disagreement map after 2 table rounds · 2 merges, in 41
     calls." """
@@ -85,7 +102,13 @@ DEBATE_WINDOW = WindowKind(
                  services=("runner",)),
         DockSpec(DebateAnswersDock, Area.BottomDockWidgetArea, tab_with="TranscriptDock",
                  services=("runner",)),
+        DockSpec(DebateConversationDock, Area.BottomDockWidgetArea,
+                 tab_with="TranscriptDock", services=("runner",)),
     ),
     result=disagreement_map,
     what_happened=debate_ended,
+    menu_entries=(
+        MenuEntry("Past &debates…", open_debates_page, "Ctrl+Shift+H", "debateHistoryAction"),
+        MenuEntry("New &card…", open_card_builder, "Ctrl+Shift+K", "debateNewCardAction"),
+    ),
 )

@@ -5,13 +5,17 @@ is tabbed with), `result` (the result section the end panel shows; by default th
 summary's own), `what_happened` (the end panel's one sentence), the dock its human
 seat writes in, and `next_sentence`: what to do next in the kind's own words, which the
 status line shows while the session waits for the user ("" or None: the shared
-sentence built from `next_step()`). Must not build widgets or hold session state.
+sentence built from `next_step()`), and `menu_entries`: the kind's own entries, listed
+in the Session menu while the kind is shown (MenuEntry: text, shortcut, object name,
+and `run(window)`, which may return a dialog the window keeps alive until it closes).
+Must not build widgets or hold session state.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import ResultSection, SessionSummary
@@ -31,6 +35,17 @@ def ended_sentence(summary: SessionSummary, kind_title: str, calls: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class MenuEntry:
+    """One entry a kind adds to the Session menu; `run` gets the main window and may
+    return a dialog (opened with `open()`, kept alive until it finishes) or None."""
+
+    text: str
+    run: Callable[[Any], Any]
+    shortcut: str = ""
+    object_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class WindowKind:
     name: str
     docks: tuple[DockSpec, ...] = ()
@@ -38,3 +53,4 @@ class WindowKind:
     what_happened: Callable[[SessionSummary, str, int], str] = ended_sentence
     human_seat_dock: str = ""  # object name of the dock a human seat writes in
     next_sentence: Callable[[SessionProtocol], str] | None = None
+    menu_entries: tuple[MenuEntry, ...] = ()
