@@ -204,7 +204,7 @@ class McpServersPanel(QGroupBox):
 
     def __init__(self, settings: AppSettings, keys: KeyStore,
                  parent: QWidget | None = None) -> None:
-        super().__init__("MCP servers (tools for the legion's minions)", parent)
+        super().__init__("MCP servers (tools the agents may call)", parent)
         self._settings, self._keys = settings, keys
         self._saved = settings.mcp_servers
         self.rows = [ServerRow(s, stored_as=s.name) for s in self._saved]
