@@ -87,13 +87,13 @@ def test_a_named_opponent_usually_cuts_in_above_the_speakers_urgency():
     first = s.agent(listener).name.split()[0]
     live = ClassicalTurn(index=1, speaker=speaker, urgency=0.6,
                          sentences=[f"{first}, your numbers are simply wrong."])
-    request, _ = plan_request(s, session._snapshot(), "offline", s.agent(listener), 1, live)
+    request, _ = plan_request(s, session.snapshot(), "offline", s.agent(listener), 1, live)
     plans = [ActionPlan.model_validate_json(classical_plan(request, seed))
              for seed in range(20)]
     cuts = [p for p in plans if p.action == "interrupt"]
     assert cuts and all(p.urgency > 0.6 for p in cuts)
     unnamed = live.model_copy(update={"sentences": ["The numbers are simply wrong."]})
-    request, _ = plan_request(s, session._snapshot(), "offline", s.agent(listener), 1, unnamed)
+    request, _ = plan_request(s, session.snapshot(), "offline", s.agent(listener), 1, unnamed)
     others = [ActionPlan.model_validate_json(classical_plan(request, seed)).action
               for seed in range(20)]
     assert others.count("interrupt") < len(cuts)
@@ -110,7 +110,7 @@ def test_an_agent_that_agrees_with_the_speaker_does_not_cut_in():
     first = s.agent(listener).name.split()[0]
     live = ClassicalTurn(index=1, speaker=speaker, urgency=0.5,
                          sentences=[f"{first}, you and I see this the same way."])
-    request, _ = plan_request(s, session._snapshot(), "offline", s.agent(listener), 1, live)
+    request, _ = plan_request(s, session.snapshot(), "offline", s.agent(listener), 1, live)
     actions = {ActionPlan.model_validate_json(classical_plan(request, seed)).action
                for seed in range(20)}
     assert "interrupt" not in actions

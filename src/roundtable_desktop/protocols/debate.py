@@ -24,6 +24,7 @@ import asyncio
 import json
 from typing import Any
 
+from roundtable_desktop.context.layers import PromptSnapshot
 from roundtable_desktop.domain.events import SessionEnded, StateChanged
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.llm.client import ChatClient
@@ -147,7 +148,8 @@ class DebateSession(SessionProtocol):
         await self.retrieval.prepare(agents, next_exchange(s))
         self.emit(StateChanged(part="retrieval"))
 
-    def _phase(self, phase: str) -> None:
+    # -- for the step modules (classical mode) ------------------------------------------------
+    def set_phase(self, phase: str) -> None:
         self.state.phase = phase  # type: ignore[assignment]
         self.emit(StateChanged(part="phase", detail=phase))
 
@@ -159,11 +161,12 @@ class DebateSession(SessionProtocol):
         s.agents, s.topic = agents_of(deck, hand.cards), hand.topic
         self.emit(StateChanged(part="hand", detail=",".join(a.id for a in s.agents)))
 
-    def _snapshot(self):
+    def snapshot(self) -> PromptSnapshot:
+        """The debate's prompt layers, taken once and kept in the state."""
         return prompt_snapshot(self.state, self.provider)
 
     async def _claims(self) -> bool:
-        request, layers = claims_request(self.state, self._snapshot(), self.model)
+        request, layers = claims_request(self.state, self.snapshot(), self.model)
         result = await call_structured(self, None, request, ClaimsReply, label="claims",
                                        layers=layers)
         if result.value is None:
@@ -171,11 +174,11 @@ class DebateSession(SessionProtocol):
         self.state.claims = [Claim(id=f"c{i + 1}", text=c.text, pro=c.pro, con=c.con)
                              for i, c in enumerate(result.value.claims)]
         self.emit(StateChanged(part="claims"))
-        self._phase(STANCES)
+        self.set_phase(STANCES)
         return True
 
     def _stance_calls(self) -> list[tuple[str, str, Built]]:
-        s, snap = self.state, self._snapshot()
+        s, snap = self.state, self.snapshot()
         return [(a.id, c.id, stance_request(s, snap, self.model, a, c))
                 for a in s.agents for c in s.claims]
 
@@ -212,15 +215,16 @@ class DebateSession(SessionProtocol):
         record_metrics(s, 0)
         self.emit(StateChanged(part="tables"))
         self.emit(StateChanged(part="metrics"))
-        self._phase(TURN if s.mode == "classical" else ROUND)
-        return not self._stopped()
+        self.set_phase(TURN if s.mode == "classical" else ROUND)
+        return not self.stopped()
 
-    def _stopped(self) -> bool:
+    def stopped(self) -> bool:
+        """Stop was pressed: a step ends after its calls instead of going on."""
         return self._stop_requested
 
     def _answer_calls(self, final: bool) -> list[tuple[str, int, Built]]:
         """Every agent's request for the next round, all built before any is sent."""
-        s, snap = self.state, self._snapshot()
+        s, snap = self.state, self.snapshot()
         index = len(s.rounds) + 1
         calls, seen = [], set()
         for table in s.tables:
@@ -263,8 +267,8 @@ class DebateSession(SessionProtocol):
     async def _round(self) -> bool:
         if await self._play(final=False) is None:
             return False
-        self._phase(MERGE)
-        return not self._stopped()
+        self.set_phase(MERGE)
+        return not self.stopped()
 
     async def _turn(self) -> bool:
         ok = await play_turn(self)
@@ -274,7 +278,7 @@ class DebateSession(SessionProtocol):
     async def _merge(self) -> bool:
         s = self.state
         record = s.rounds[-1]
-        request, layers = merge_request(s, self._snapshot(), self.model, record.index)
+        request, layers = merge_request(s, self.snapshot(), self.model, record.index)
         result = await call_structured(self, None, request, MergeReply,
                                        label=f"merge after round {record.index}",
                                        layers=layers)
@@ -290,9 +294,9 @@ class DebateSession(SessionProtocol):
             s.stop_reason, s.stop_detail = decision.reason, decision.detail
             s.tables = final_table(representatives(s))
             self.emit(StateChanged(part="tables"))
-            self._phase(FINAL)
+            self.set_phase(FINAL)
         else:
-            self._phase(ROUND)
+            self.set_phase(ROUND)
         return True
 
     async def _final(self) -> bool:
@@ -304,14 +308,14 @@ class DebateSession(SessionProtocol):
         s.outcomes = outcomes(s)
         self.emit(StateChanged(part="metrics"))
         if done >= s.final_rounds:
-            self._phase(MAP)
-        return not self._stopped()
+            self.set_phase(MAP)
+        return not self.stopped()
 
     async def _map(self) -> bool:
         s = self.state
         if not s.outcomes:
             s.outcomes = outcomes(s)
-        request, layers = map_request(s, self._snapshot(), self.model)
+        request, layers = map_request(s, self.snapshot(), self.model)
         result = await call_structured(self, None, request, DebateMap,
                                        label="disagreement map", layers=layers)
         if result.value is None:
@@ -319,7 +323,7 @@ class DebateSession(SessionProtocol):
         s.map = result.value
         s.ended = True
         self.emit(StateChanged(part="map"))
-        self._phase("ended")
+        self.set_phase("ended")
         converged = [o.claim for o in s.outcomes if o.status == "converged"]
         split = [o.claim for o in s.outcomes if o.status != "converged"]
         self.emit(SessionEnded(reason=f"Stopped: {s.stop_reason or 'done'} "
@@ -333,7 +337,7 @@ class DebateSession(SessionProtocol):
         s = self.state
         if s.ended or self.running:
             return []
-        snap = self._snapshot()
+        snap = self.snapshot()
         if s.phase == CLAIMS:
             request, layers = claims_request(s, snap, self.model)
             return [chat_payload(None, "claims", request, layers)]

@@ -134,7 +134,7 @@ def _plan_calls(session: DebateSession, index: int, live: ClassicalTurn | None
     after = len(live.sentences) if live else 0
     where = f"after sentence {after}" if live else "turn start"
     return [(a.id, f"{a.name} · plan, turn {index} ({where})",
-             plan_request(s, session._snapshot(), session.model, a, index, live))
+             plan_request(s, session.snapshot(), session.model, a, index, live))
             for a in agents]
 
 
@@ -212,15 +212,15 @@ async def play_turn(session: DebateSession) -> bool:
 async def _speak(session: DebateSession, turn: ClassicalTurn, anchors: list) -> bool:
     s, c = session.state, classical_of(session.state)
     agent = s.agent(turn.speaker or "")
-    request, layers = speech_request(s, session._snapshot(), session.model, agent, turn,
+    request, layers = speech_request(s, session.snapshot(), session.model, agent, turn,
                                      anchors)
     cut_by: list[PlanRecord] = []
-    stale_stop = session._stopped()  # a Stop from an earlier action: not this speech's
+    stale_stop = session.stopped()  # a Stop from an earlier action: not this speech's
 
     async def on_sentence(number: int, sentence: str, final: bool) -> bool:
         turn.sentences.append(sentence)
         session.emit(StateChanged(part="sentence", detail=agent.id))
-        if final or number > c.replan_sentences or (session._stopped() and not stale_stop):
+        if final or number > c.replan_sentences or (session.stopped() and not stale_stop):
             return False
         turn.replans += 1
         plans = await _plan_round(session, turn.index, turn)
@@ -250,7 +250,7 @@ async def _speak(session: DebateSession, turn: ClassicalTurn, anchors: list) -> 
 async def _update(session: DebateSession, turn: ClassicalTurn, anchors: list) -> None:
     s = session.state
     agent = s.agent(turn.speaker or "")
-    request, layers = update_request(s, session._snapshot(), session.model, agent, turn,
+    request, layers = update_request(s, session.snapshot(), session.model, agent, turn,
                                      anchors)
     label = f"{agent.name} · update, turn {turn.index}"
     result = await call_structured(session, agent.id, request, SpeechUpdate, label=label,
@@ -268,8 +268,8 @@ def _finish(session: DebateSession, turn: ClassicalTurn) -> bool:
     stopped = after_turn(s, turn)
     session.emit(StateChanged(part="metrics"))
     if stopped:
-        session._phase("map")
-    return not session._stopped()
+        session.set_phase("map")
+    return not session.stopped()
 
 
 def _narrate(session: DebateSession, sentence: str) -> None:
@@ -304,7 +304,7 @@ def turn_payloads(session: DebateSession) -> list[PendingPayload]:
                              intent=c.next_speaker.intent,
                              interrupts=last.speaker if last and last.interrupted_by == agent.id
                              else None)
-        request, layers = speech_request(s, session._snapshot(), session.model, agent, turn,
+        request, layers = speech_request(s, session.snapshot(), session.model, agent, turn,
                                          speech_anchors(s, agent))
         return [chat_payload(agent.id, f"{agent.name} · speech, turn {index}", request,
                              layers)]
