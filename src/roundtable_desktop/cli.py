@@ -3,8 +3,8 @@
 `roundtable` with no arguments opens the window; `roundtable run` runs any kind headless
 and prints it live (human seats speak the `--say` / `--script` lines); `roundtable export`
 writes HTML, Markdown or JSON; `roundtable kinds` lists the kinds and their scenarios;
-`roundtable serve-mcp` serves the bundled YouTube MCP server; `roundtable personas build`
-builds persona decks for the debate kind (cli_personas.py).
+`roundtable serve-mcp` serves the bundled YouTube MCP server; a kind's own commands
+(`KindSpec.commands`, e.g. the debate's `personas build`) are added from the registry.
 The API key comes from the OS keyring or ROUNDTABLE_API_KEY, never from an argument
 (the YouTube key likewise: keyring or ROUNDTABLE_YOUTUBE_KEY).
 Every error is one clear line and a non-zero exit, never a traceback. Text from a model,
@@ -33,9 +33,9 @@ from roundtable_desktop.cli_output import (
     print_result,
     shown,
 )
-from roundtable_desktop.cli_personas import add_personas_parser, build_command, list_command
 from roundtable_desktop.domain.refusal import Refusal
 from roundtable_desktop.domain.secrets import scrub
+from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.offline import OFFLINE_MODEL
 from roundtable_desktop.llm.openai_compat import DEFAULT_BASE_URL, DEFAULT_MODEL
@@ -43,7 +43,13 @@ from roundtable_desktop.llm.providers import ModelSettings, is_local, make_clien
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.protocols.base import Action, SessionProtocol
 from roundtable_desktop.protocols.headless import choice_line, human_lines
-from roundtable_desktop.protocols.kinds import all_kinds, kind_names, kind_spec
+from roundtable_desktop.protocols.kinds import (
+    CommandServices,
+    KindCommand,
+    all_kinds,
+    kind_names,
+    kind_spec,
+)
 from roundtable_desktop.protocols.launch import UnknownKind, reopen_session, start_session
 from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL, MAX_PARALLEL
 from roundtable_desktop.protocols.session_export import export_session
@@ -134,8 +140,13 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
 
     sub.add_parser("kinds", help="list the session kinds and their scenarios")
-    add_personas_parser(sub, model_flags=_model_flags)
+    for command in _kind_commands().values():
+        command.add_arguments(sub.add_parser(command.name, help=command.help), _model_flags)
     return p
+
+
+def _kind_commands() -> dict[str, KindCommand]:
+    return {c.name: c for spec in all_kinds() for c in spec.commands}
 
 
 def _model_flags(p: argparse.ArgumentParser) -> None:
@@ -443,26 +454,17 @@ def _sessions(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _personas_build(args: argparse.Namespace) -> int:
-    """`personas build`: the store and the client made as for `run`."""
-    settings, key = _model_settings(args)
-    client = make_client(settings, key)
-    store = _open_store(args.db)
-    try:
-        return await build_command(args, store=store, client=client, model=settings.model,
-                                   provider=settings.provider)
-    finally:
-        await client.aclose()
-        store.close()
+def _kind_command(command: KindCommand, args: argparse.Namespace) -> int:
+    """A kind's own command, with the store and the client made as for `run`."""
+    def client() -> tuple[ChatClient, str, str]:
+        settings, key = _model_settings(args)
+        return make_client(settings, key), settings.model, settings.provider
 
-
-def _personas(args: argparse.Namespace) -> int:
-    if args.personas_command == "build":
-        return asyncio.run(_personas_build(args))
-    if args.personas_command == "list":
-        return list_command(args)
-    _parser().parse_args(["personas", "--help"])
-    return 2
+    return command.run(args, CommandServices(
+        out=lambda line: emit_text(sys.stdout, line + "\n"),
+        err=lambda line: emit_text(sys.stderr, line + "\n"),
+        open_store=lambda: _open_store(getattr(args, "db", None)),
+        make_client=client))
 
 
 def _kinds(args: argparse.Namespace) -> int:
@@ -497,8 +499,9 @@ def main(argv: list[str] | None = None) -> int:
         return _exit(lambda: _serve_files(args))
     if args.command == "kinds":
         return _exit(lambda: _kinds(args))
-    if args.command == "personas":
-        return _exit(lambda: _personas(args))
+    commands = _kind_commands()
+    if args.command in commands:
+        return _exit(lambda: _kind_command(commands[args.command], args))
     _parser().print_help()
     return 2
 

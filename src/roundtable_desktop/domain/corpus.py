@@ -1,7 +1,7 @@
 """A persona's raw corpus: the posts, tweets and notes a persona card is built from.
 
 Sources (sources/persona_*.py) produce `CorpusItem`s and a `CorpusProfile`; the persona
-builder (protocols/persona_build*.py) filters them, asks the model for the contract's
+builder (protocols/debate_persona_build*.py) filters them, asks the model for the contract's
 fields and writes the items as the raw corpus JSON next to the contract; retrieval chunks
 them. Every text here came from outside the app: it is untrusted data, never an
 instruction. Must not fetch, call models or import Qt.

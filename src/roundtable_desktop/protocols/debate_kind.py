@@ -17,11 +17,12 @@ from roundtable_desktop.protocols.debate import DebateSession
 from roundtable_desktop.protocols.debate_classical_offline import CLASSICAL_POLICIES
 from roundtable_desktop.protocols.debate_deck import DeckError, deck_names, load_deck
 from roundtable_desktop.protocols.debate_offline import POLICIES
+from roundtable_desktop.protocols.debate_persona_build_offline import POLICIES as PERSONA_POLICIES
+from roundtable_desktop.protocols.debate_personas_command import PERSONAS
 from roundtable_desktop.protocols.debate_setup import new_state
 from roundtable_desktop.protocols.debate_state import DebateState
 from roundtable_desktop.protocols.debate_summary import stored_debate_summary
 from roundtable_desktop.protocols.kinds import KindSpec, Scenario, SessionContext
-from roundtable_desktop.protocols.persona_build_offline import POLICIES as PERSONA_POLICIES
 
 
 def _scenarios() -> list[Scenario]:
@@ -63,4 +64,5 @@ DEBATE = KindSpec(
     offline_policies={**POLICIES, **PERSONA_POLICIES,  # the window builds cards through it
                       **CLASSICAL_POLICIES},
     cli_options=("deck", "hand", "topic", "mode"),
+    commands=(PERSONAS,),
 )

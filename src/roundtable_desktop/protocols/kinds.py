@@ -10,6 +10,7 @@ Must not import Qt and must hold no session state.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,7 @@ from roundtable_desktop.protocols.bus import EventBus
 from roundtable_desktop.protocols.headless import HeadlessDriver, drive_headless
 from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
 from roundtable_desktop.sources.base import CandidateSource
+from roundtable_desktop.store.database import SessionStore
 
 
 class UnknownKind(ValueError):
@@ -49,6 +51,32 @@ class SessionContext:
 
 
 @dataclass(frozen=True, slots=True)
+class CommandServices:
+    """What the command line hands a kind's own command: writers for standard output and
+    standard error (whole lines, no newline), and the session store and a model client
+    made the way `run` makes them (from --db and the run's model flags). The command
+    closes what it opens."""
+
+    out: Callable[[str], None]
+    err: Callable[[str], None]
+    open_store: Callable[[], SessionStore]
+    make_client: Callable[[], tuple[ChatClient, str, str]]  # the client, model, provider
+
+
+@dataclass(frozen=True, slots=True)
+class KindCommand:
+    """A command a kind adds to the command line (`roundtable <name> ...`): its
+    arguments (`model_flags(parser)` adds run's --offline / --base-url / --model ...), and
+    what it does, returning the exit code."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser,
+                             Callable[[argparse.ArgumentParser], None]], None]
+    run: Callable[[argparse.Namespace, CommandServices], int]
+
+
+@dataclass(frozen=True, slots=True)
 class KindSpec:
     name: str
     title: str
@@ -62,6 +90,8 @@ class KindSpec:
     # The session options of the command line's kind flags this kind reads (e.g. "deck",
     # "budget_tokens"); the CLI refuses the others for it instead of ignoring them.
     cli_options: tuple[str, ...] = ()
+    # Commands of the kind's own (the debate's `personas build`), listed by the CLI.
+    commands: tuple[KindCommand, ...] = ()
 
     def scenario_names(self) -> list[str]:
         return [s.name for s in self.scenarios()]
@@ -131,8 +161,8 @@ def _register_built_kinds() -> None:
     register_kind(TUTOR)
     register_kind(DEBATE)
 
-    from roundtable_desktop.protocols.persona_build_offline import POLICIES as PERSONA
-    from roundtable_desktop.protocols.persona_build_session import (
+    from roundtable_desktop.protocols.debate_persona_build_offline import POLICIES as PERSONA
+    from roundtable_desktop.protocols.debate_persona_build_session import (
         BUILD_KIND,
         stored_build_summary,
     )

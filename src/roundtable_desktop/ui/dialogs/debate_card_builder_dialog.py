@@ -4,7 +4,7 @@ The user names the card (name, handle), picks one source (a feed URL or file, a 
 of text/Markdown files, or excerpts pasted here: paragraphs split by blank lines, a last
 line that is a URL being that excerpt's source), the deck it goes to (one of their own
 decks, or a new one) and the deck's topic, and presses Build. The persona builder
-(protocols/persona_build.py) reads the source and makes its nine calls through the live
+(protocols/debate_persona_build.py) reads the source and makes its nine calls through the live
 debate session, so the recorder keeps them and the Calls dock shows them; each call's
 step is marked in the dialog as it starts and ends. On success the card is in the deck
 (written by the builder to the user's decks folder) and `cardBuilt(deck, card_id)` tells
@@ -48,14 +48,14 @@ from PySide6.QtWidgets import (
 
 from roundtable_desktop.domain.refusal import Refusal
 from roundtable_desktop.protocols.debate_deck import user_decks_dir
-from roundtable_desktop.protocols.debate_state import DebateState
-from roundtable_desktop.protocols.persona_build import (
+from roundtable_desktop.protocols.debate_persona_build import (
     STEPS,
     BuildProgress,
     BuildReport,
     build_deck,
 )
-from roundtable_desktop.protocols.persona_build_config import parse_deck_config
+from roundtable_desktop.protocols.debate_persona_build_config import parse_deck_config
+from roundtable_desktop.protocols.debate_state import DebateState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.dialogs.debate_card_source import (
     DEFAULT_DECK,

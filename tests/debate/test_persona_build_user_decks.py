@@ -42,8 +42,8 @@ def test_a_card_built_into_a_bundled_decks_name_keeps_the_bundled_cards(tmp_path
     import asyncio
 
     from roundtable_desktop.llm.offline import OfflineClient
-    from roundtable_desktop.protocols.persona_build import build_deck
-    from tests.personas.build_helpers import (
+    from roundtable_desktop.protocols.debate_persona_build import build_deck
+    from tests.debate.persona_build_helpers import (
         build_session,
         deck_config,
         fake_fetch,

@@ -36,8 +36,8 @@ from roundtable_desktop.protocols.debate_deck import (
     decks_dir,
     load_contract,
 )
-from roundtable_desktop.protocols.persona_build_config import DeckConfig, PersonaConfig
-from roundtable_desktop.protocols.persona_build_errors import PersonaFailed
+from roundtable_desktop.protocols.debate_persona_build_config import DeckConfig, PersonaConfig
+from roundtable_desktop.protocols.debate_persona_build_errors import PersonaFailed
 from roundtable_desktop.sources.persona_manual import excerpts_from
 
 HISTORY = "history"

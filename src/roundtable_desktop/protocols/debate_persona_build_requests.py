@@ -44,13 +44,13 @@ from roundtable_desktop.protocols.debate_deck import (
     Anchor,
     sentences,
 )
-from roundtable_desktop.protocols.payloads import system_message
-from roundtable_desktop.protocols.persona_build_config import (
+from roundtable_desktop.protocols.debate_persona_build_config import (
     BuildLimits,
     DeckConfig,
     PersonaConfig,
 )
-from roundtable_desktop.protocols.persona_build_errors import PersonaFailed
+from roundtable_desktop.protocols.debate_persona_build_errors import PersonaFailed
+from roundtable_desktop.protocols.payloads import system_message
 from roundtable_desktop.protocols.structured_call import StructuredResult, structured_request
 
 PERSONA = "persona"  # the purpose of every builder call

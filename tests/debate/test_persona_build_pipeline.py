@@ -18,19 +18,18 @@ from roundtable_desktop.domain.events import CallStarted
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.protocols.debate_deck import load_contract, read_deck
-from roundtable_desktop.protocols.payloads import chat_payload
-from roundtable_desktop.protocols.persona_build import STEPS, build_deck
-from roundtable_desktop.protocols.persona_build_output import save_pasted_excerpts
-from roundtable_desktop.protocols.persona_build_requests import (
+from roundtable_desktop.protocols.debate_persona_build import STEPS, build_deck
+from roundtable_desktop.protocols.debate_persona_build_output import save_pasted_excerpts
+from roundtable_desktop.protocols.debate_persona_build_requests import (
     BEGIN,
     END,
     FilterReply,
     build_prompts,
     persona_request,
 )
+from roundtable_desktop.protocols.payloads import chat_payload
 from roundtable_desktop.sources.persona_errors import CorpusSourceError
-from tests.fakes.scripted_model import ScriptedClient
-from tests.personas.build_helpers import (
+from tests.debate.persona_build_helpers import (
     FIRST_BUILD,
     SECOND_BUILD,
     build_session,
@@ -41,6 +40,7 @@ from tests.personas.build_helpers import (
     persona_entry,
     source_error,
 )
+from tests.fakes.scripted_model import ScriptedClient
 
 
 def _build(session, config, out, **kwargs):  # type: ignore[no-untyped-def]
@@ -204,8 +204,8 @@ def test_shown_is_sent_for_every_persona_call(tmp_path):
 
 
 def test_the_build_session_is_recorded_and_exports_its_report_and_calls(tmp_path):
+    from roundtable_desktop.protocols.debate_persona_build_session import BUILD_KIND
     from roundtable_desktop.protocols.launch import record_session
-    from roundtable_desktop.protocols.persona_build_session import BUILD_KIND
     from roundtable_desktop.protocols.session_export import export_session
     from roundtable_desktop.store.database import SessionStore
 

@@ -11,18 +11,18 @@ import json
 from roundtable_desktop.domain.corpus import CorpusItem
 from roundtable_desktop.llm.offline import DEFAULT_POLICIES, OfflineClient
 from roundtable_desktop.protocols.debate_deck import sentences
-from roundtable_desktop.protocols.persona_build import build_deck
-from roundtable_desktop.protocols.persona_build_offline import persona_policy
-from roundtable_desktop.protocols.persona_build_requests import (
+from roundtable_desktop.protocols.debate_persona_build import build_deck
+from roundtable_desktop.protocols.debate_persona_build_offline import persona_policy
+from roundtable_desktop.protocols.debate_persona_build_requests import (
     AnchorsReply,
     FieldReply,
     FilterReply,
     build_prompts,
     persona_request,
 )
-from roundtable_desktop.protocols.persona_build_session import BUILD_KIND
+from roundtable_desktop.protocols.debate_persona_build_session import BUILD_KIND
 from tests.debate.conftest import make_session as make_debate_session
-from tests.personas.build_helpers import deck_config, fake_fetch, items
+from tests.debate.persona_build_helpers import deck_config, fake_fetch, items
 
 
 def _ask(tmp_path, step, corpus, reply=FieldReply, kind=BUILD_KIND, seed=0):  # type: ignore[no-untyped-def]

@@ -15,12 +15,12 @@ from __future__ import annotations
 from roundtable_desktop.domain.corpus import CorpusItem, CorpusProfile
 from roundtable_desktop.domain.refusal import Refusal
 from roundtable_desktop.llm import keys
-from roundtable_desktop.protocols.persona_build_config import (
+from roundtable_desktop.protocols.debate_persona_build_config import (
     BuildLimits,
     DeckConfig,
     PersonaConfig,
 )
-from roundtable_desktop.protocols.persona_build_errors import PersonaFailed
+from roundtable_desktop.protocols.debate_persona_build_errors import PersonaFailed
 from roundtable_desktop.sources.persona_folder import read_folder
 from roundtable_desktop.sources.persona_manual import read_manual
 from roundtable_desktop.sources.persona_x import fetch_x_timeline

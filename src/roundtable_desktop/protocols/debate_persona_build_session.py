@@ -41,15 +41,15 @@ from roundtable_desktop.protocols.base import (
     SessionProtocol,
 )
 from roundtable_desktop.protocols.bus import EventBus
-from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
-from roundtable_desktop.protocols.persona_build import (
+from roundtable_desktop.protocols.debate_persona_build import (
     BuildProgress,
     BuildReport,
     CorpusFetch,
     ProgressSink,
     build_deck,
 )
-from roundtable_desktop.protocols.persona_build_config import DeckConfig
+from roundtable_desktop.protocols.debate_persona_build_config import DeckConfig
+from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
 
 BUILD_KIND = "persona-build"
 BUILD = "build"

@@ -28,7 +28,7 @@ from collections import Counter
 from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.llm.offline_json import input_seed
 from roundtable_desktop.protocols.debate_deck import MAX_ANCHORS, MIN_ANCHORS, sentences
-from roundtable_desktop.protocols.persona_build_requests import BEGIN, END, PERSONA
+from roundtable_desktop.protocols.debate_persona_build_requests import BEGIN, END, PERSONA
 
 _ITEM = re.compile(r"^\[(\d+)\] source: (.*?)(?: \| title: .*)?\n(.*)$", re.M)
 _WORD = re.compile(r"[a-z][a-z'-]{3,}")

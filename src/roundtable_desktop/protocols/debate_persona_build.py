@@ -57,19 +57,19 @@ from roundtable_desktop.domain.corpus import Corpus, CorpusItem, CorpusProfile
 from roundtable_desktop.domain.refusal import Refusal
 from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.protocols.debate_deck import Anchor, Contract, EvidencePolicy
-from roundtable_desktop.protocols.persona_build_config import (
+from roundtable_desktop.protocols.debate_persona_build_config import (
     BuildLimits,
     DeckConfig,
     PersonaConfig,
 )
-from roundtable_desktop.protocols.persona_build_errors import BuildStopped, PersonaFailed
-from roundtable_desktop.protocols.persona_build_output import (
+from roundtable_desktop.protocols.debate_persona_build_errors import BuildStopped, PersonaFailed
+from roundtable_desktop.protocols.debate_persona_build_output import (
     Written,
     adopt_bundled_deck,
     write_deck_meta,
     write_persona,
 )
-from roundtable_desktop.protocols.persona_build_requests import (
+from roundtable_desktop.protocols.debate_persona_build_requests import (
     FIELD_STEPS,
     PERSONA,
     STEPS,
@@ -82,7 +82,7 @@ from roundtable_desktop.protocols.persona_build_requests import (
     field_text,
     persona_request,
 )
-from roundtable_desktop.protocols.persona_build_sources import default_fetch
+from roundtable_desktop.protocols.debate_persona_build_sources import default_fetch
 from roundtable_desktop.protocols.structured_call import StructuredResult, call_structured
 
 __all__ = ["PERSONA", "STEPS", "TOTAL_STEPS", "BuildProgress", "BuildReport", "CorpusFetch",

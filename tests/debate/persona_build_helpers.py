@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from roundtable_desktop.domain.corpus import CorpusItem, CorpusProfile
-from roundtable_desktop.protocols.persona_build_config import DeckConfig, parse_deck_config
-from roundtable_desktop.protocols.persona_build_session import PersonaBuildSession
+from roundtable_desktop.protocols.debate_persona_build_config import DeckConfig, parse_deck_config
+from roundtable_desktop.protocols.debate_persona_build_session import PersonaBuildSession
 from roundtable_desktop.sources.persona_errors import CorpusSourceError
 
 TOPIC = "Should cities make public transit free at the point of use?"

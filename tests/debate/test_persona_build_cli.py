@@ -19,7 +19,7 @@ from roundtable_desktop.protocols.debate_deck import (
     validate_hand,
 )
 from roundtable_desktop.store.database import SessionStore
-from tests.personas.build_helpers import items, persona_entry, write_config
+from tests.debate.persona_build_helpers import items, persona_entry, write_config
 
 SAMPLE = resources_dir() / "debate" / "sample_corpus" / "deck-config.json"
 SAMPLE_IDS = ["nadia-voss", "owen-achterberg", "priya-ramdani"]
@@ -157,7 +157,7 @@ def test_a_stored_build_cannot_be_continued_and_says_so(tmp_path, capsys):
 def test_a_build_against_an_openai_compatible_server_sends_nine_recorded_calls(
         fake_openai, tmp_path, capsys, monkeypatch):
     from roundtable_desktop.sources.persona_folder import read_folder
-    from tests.personas.build_helpers import nine_replies
+    from tests.debate.persona_build_helpers import nine_replies
 
     corpus = read_folder(SAMPLE.parent / "owen" / "notes")
     fake_openai.reset()
