@@ -167,12 +167,13 @@ class DebateRetrieval:
         client = self._client()
         if client is self._lacking:
             return
-        missing = self.index.without_vectors()
+        index = self.index  # synced once: every access walks the state's messages
+        missing = index.without_vectors()
         if not missing:
             return
         vectors = await self._embed(client, [text for _, text in missing])
         if vectors is not None:
-            self.index.set_vectors([i for i, _ in missing], vectors)
+            index.set_vectors([i for i, _ in missing], vectors)
 
     async def _embed(self, client: ChatClient, texts: list[str]) -> list[list[float]] | None:
         if client is self._failed and time.monotonic() < self._paused_until:
@@ -229,13 +230,14 @@ class DebateRetrieval:
         client = self._client()
         queries = None if client is self._lacking else await self._embed(client, [crux, claims])
         crux_vec, claims_vec = queries if queries else (None, None)
-        hybrid = queries is not None and self.index.count(with_vectors=True) > 0
+        index = self.index  # synced once, not once per agent
+        hybrid = queries is not None and index.count(with_vectors=True) > 0
         picks = {}
         for agent in agents:
-            said = self.index.search(crux, kind="message", exclude_owner=agent,
-                                     vector=crux_vec, limit=2 * SNIPPETS_K)
-            own = self.index.search(f"{claims} {crux}", kind="corpus", owner=agent,
-                                    vector=claims_vec, limit=2 * CORPUS_K)
+            said = index.search(crux, kind="message", exclude_owner=agent,
+                                vector=crux_vec, limit=2 * SNIPPETS_K)
+            own = index.search(f"{claims} {crux}", kind="corpus", owner=agent,
+                               vector=claims_vec, limit=2 * CORPUS_K)
             picks[agent] = AgentPicks(snippets=_distinct(said, SNIPPETS_K),
                                       corpus=_distinct(own, CORPUS_K))
         s.retrieved = Retrieved(round=round_index, ranking="hybrid" if hybrid else "keyword",
