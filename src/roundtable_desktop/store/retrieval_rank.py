@@ -17,12 +17,8 @@ import math
 import sys
 from array import array
 from collections.abc import Sequence
+from functools import cache
 from operator import mul
-
-try:  # optional: numpy comes with pyqtgraph, but the engine must not need it
-    import numpy
-except ImportError:  # pragma: no cover - exercised where numpy is absent
-    numpy = None
 
 RRF_K = 60
 KEYWORD_WEIGHT = 0.4
@@ -58,11 +54,23 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return sum(map(mul, a, b))
 
 
+@cache
+def _numpy():  # type: ignore[no-untyped-def]
+    """numpy, imported on the first ranking rather than at start-up (it takes ~150 ms),
+    or None: it comes with pyqtgraph, but the engine must not need it."""
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - exercised where numpy is absent
+        return None
+    return numpy
+
+
 def similarities(blobs: Sequence[bytes], query: Sequence[float]) -> list[float]:
     """Cosine of each stored (normalized) vector to normalized `query`; every blob must
     hold a vector of the query's length."""
     if not blobs:
         return []
+    numpy = _numpy()
     if numpy is not None:
         matrix = numpy.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), -1)
         return (matrix @ numpy.asarray(query, dtype="<f4")).tolist()
