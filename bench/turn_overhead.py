@@ -6,6 +6,13 @@ reply, run its tools, and write the request, the response and the state to a SQL
 store on disk. Prints median and p95 per turn, the payload size, and how much the
 database grows per turn (file sizes after a WAL checkpoint that truncates the log), for
 20, 200 and 1000 candidates. `--no-record` leaves the store out (the engine alone).
+
+Each size is measured `--repeat` times (a fresh store and session each time) and the
+median and p95 are over every timed turn of all runs together; the lowest and highest
+run median are printed beside them. On a shared or virtual machine one run's median can
+swing by half between runs of the same code as the host's load changes: pooling runs
+gives a figure that one slow or fast stretch does not decide, and the spread shows how
+noisy the machine was.
 Not a test: run it with `.venv/bin/python bench/turn_overhead.py [--help]`.
 """
 
@@ -33,6 +40,7 @@ from roundtable_desktop.store.database import SessionStore
 SIZES = (20, 200, 1000)
 TURNS = 60
 WARM_UP = 5
+REPEAT = 5
 
 
 class InstantClient(ChatClient):
@@ -50,8 +58,10 @@ class InstantClient(ChatClient):
         yield Finish(Usage(prompt_tokens=1, completion_tokens=1), "stop")
 
 
-def stored_bytes(db: Path) -> int:
+def stored_bytes(store: SessionStore, db: Path) -> int:
     """The database's size on disk once its write-ahead log is folded in and truncated."""
+    if not store.wait_checkpointed():
+        raise RuntimeError("the store's checkpoint thread did not finish")
     other = sqlite3.connect(str(db))
     try:
         busy = other.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
@@ -94,14 +104,14 @@ async def measure(size: int, db: Path, *, turns: int = TURNS,
     grown_from = 0
     for turn in range(turns):
         if turn == WARM_UP and record:
-            grown_from = stored_bytes(db)
+            grown_from = stored_bytes(store, db)
         if session.state.actor.role == "administrator":
             session.state.current = 1  # participants only: the admin may not finalize here
         start = time.perf_counter()
         await session.perform(Action(id="infer"))
         await session.perform(Action(id="run_tools"))
         timings.append((time.perf_counter() - start) * 1000)
-    per_turn = (stored_bytes(db) - grown_from) / (turns - WARM_UP) if record else None
+    per_turn = (stored_bytes(store, db) - grown_from) / (turns - WARM_UP) if record else None
     store.close()
     return timings[WARM_UP:], len(doc.encode("utf-8")), estimate_tokens(doc), per_turn
 
@@ -111,26 +121,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES),
                         metavar="N", help="candidate-list sizes (default: 20 200 1000)")
     parser.add_argument("--turns", type=int, default=TURNS,
-                        help=f"turns per size, the first {WARM_UP} not timed (default: {TURNS})")
+                        help=f"turns per run, the first {WARM_UP} not timed (default: {TURNS})")
+    parser.add_argument("--repeat", type=int, default=REPEAT,
+                        help=f"runs per size, pooled (default: {REPEAT})")
     parser.add_argument("--no-record", action="store_true",
                         help="unsubscribe the store recorder: time the engine alone")
     args = parser.parse_args(argv)
     if args.turns <= WARM_UP + 1:
         parser.error(f"--turns must be more than {WARM_UP + 1}")
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     what = "engine alone, no store" if args.no_record else "engine and store"
-    print(f"roundtable turn overhead ({args.turns} turns per size, {what}; "
-          f"tokens: {counter_name()})")
-    print(f"{'candidates':>10} {'median ms':>10} {'p95 ms':>8} {'payload bytes':>14} "
-          f"{'~tokens':>8} {'db bytes/turn':>14}")
+    print(f"roundtable turn overhead ({args.repeat} runs of {args.turns} turns per size, "
+          f"{what}; tokens: {counter_name()})")
+    print(f"{'candidates':>10} {'median ms':>10} {'p95 ms':>8} {'run medians':>13} "
+          f"{'payload bytes':>14} {'~tokens':>8} {'db bytes/turn':>14}")
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
-            timings, nbytes, tokens, growth = asyncio.run(measure(
-                size, Path(tmp) / f"b{size}.db", turns=args.turns, record=not args.no_record))
-            median = statistics.median(timings)
-            p95 = statistics.quantiles(timings, n=20)[18]
-            grown = "-" if growth is None else f"{growth:,.0f}"
-            print(f"{size:>10} {median:>10.2f} {p95:>8.2f} {nbytes:>14,} {tokens:>8,} "
-                  f"{grown:>14}")
+            pooled: list[float] = []
+            medians: list[float] = []
+            growths: list[float] = []
+            for run in range(args.repeat):
+                timings, nbytes, tokens, growth = asyncio.run(measure(
+                    size, Path(tmp) / f"b{size}-{run}.db", turns=args.turns,
+                    record=not args.no_record))
+                pooled += timings
+                medians.append(statistics.median(timings))
+                if growth is not None:
+                    growths.append(growth)
+            median = statistics.median(pooled)
+            p95 = statistics.quantiles(pooled, n=20)[18]
+            spread = f"{min(medians):.2f}-{max(medians):.2f}"
+            grown = f"{statistics.median(growths):,.0f}" if growths else "-"
+            print(f"{size:>10} {median:>10.2f} {p95:>8.2f} {spread:>13} {nbytes:>14,} "
+                  f"{tokens:>8,} {grown:>14}")
     return 0
 
 

@@ -355,8 +355,10 @@ def test_a_damaged_checkpoint_is_skipped_with_a_warning_naming_it(recorded, data
 
 
 @pytest.mark.parametrize("data", [b'{"messages": [', b"\xc3\x28",
-                                  json.dumps([PRIVATE]).encode()],
-                         ids=["bad-json", "not-utf8", "not-an-object"])
+                                  json.dumps([PRIVATE]).encode(),
+                                  b'[[99],{"messages":[{"role":"user","content":""}]}]\n'
+                                  + PRIVATE.encode()],
+                         ids=["bad-json", "not-utf8", "not-an-object", "texts-cut-short"])
 def test_a_call_with_a_damaged_request_is_skipped_with_a_warning_naming_it(recorded, data):
     db, session_id = recorded
     _damage_call(db, session_id, 1, data)

@@ -96,7 +96,9 @@ def run_text(texts: Sequence[str], depth: int) -> str:
     """Sibling item texts at `depth` as `etree.indent` lays them out, up to their parent's
     end tag."""
     gap = "\n" + INDENT * depth
-    return gap + gap.join(texts) + "\n" + INDENT * (depth - 1)
+    end = "\n" + INDENT * (depth - 1)
+    # One copy: a run can be most of a document, and each `+` would copy all of it.
+    return gap.join(["", *texts[:-1], texts[-1] + end]) if texts else gap + end
 
 
 @lru_cache(maxsize=8192)

@@ -82,18 +82,22 @@ class SavedStateEncoder:
     def encode(self, meeting: MeetingState, prompts: PromptSnapshot | None, model: str,
                provider: str) -> bytes:
         serializer = MeetingState.__pydantic_serializer__
-        parts = []
-        for segment in _SEGMENTS:
+        # One join at the end: the state is ~150 KB, and each `+` would copy all of it.
+        out = [b'{"meeting":{']
+        for i, segment in enumerate(_SEGMENTS):
+            if i:
+                out.append(b",")
             if isinstance(segment, set):
-                parts.append(serializer.to_json(meeting, include=segment)[1:-1])
-            elif segment == "candidates":
-                parts.append(b'"candidates":' + self._candidates_text(meeting.candidates))
-            else:
-                parts.append(b'"%s":%s' % (segment.encode(), self._lines_text(
-                    segment, getattr(meeting, segment))))
+                out.append(serializer.to_json(meeting, include=segment)[1:-1])
+                continue
+            out.append(b'"%s":' % segment.encode())
+            out.append(self._candidates_text(meeting.candidates) if segment == "candidates"
+                       else self._lines_text(segment, getattr(meeting, segment)))
         rest = _SavedRest.__pydantic_serializer__.to_json(
             _SavedRest(prompts=prompts, model=model, provider=provider))
-        return b'{"meeting":{' + b",".join(parts) + b"}," + rest[1:]
+        out.append(b"},")
+        out.append(rest[1:])
+        return b"".join(out)
 
     def _candidates_text(self, candidates: list[Candidate]) -> bytes:
         seen = self._candidates

@@ -3,8 +3,10 @@
 A store opened for writing gets one connection in autocommit mode (every write is its
 own transaction, or an explicit BEGIN IMMEDIATE ... COMMIT), WAL so another reader sees
 committed rows while this one writes, and NORMAL sync (a killed process loses nothing
-committed). A file that belongs to another program is refused before anything is written
-to it (its journal mode included); an older store is migrated.
+committed); its log is folded into the file by store/checkpointer.py, not inside a
+commit (unless the log outgrows BACKSTOP_PAGES). A file that belongs to another program
+is refused before anything is written to it (its journal mode included); an older store
+is migrated.
 
 A store opened read-only (`open_readonly`) is never created, migrated or changed, and no
 file appears next to it: with no `-wal` file beside it no process has it open, and it is
@@ -28,6 +30,10 @@ from roundtable_desktop.store.errors import NoStore, StoreError, sqlite_error
 from roundtable_desktop.store.migrations import APPLICATION_ID, LATEST_VERSION, migrate
 
 BUSY_TIMEOUT_MS = 5000
+# The log's length at which a commit checkpoints after all (see store/checkpointer.py),
+# and the size the log file is cut back to once it starts over.
+BACKSTOP_PAGES = 10_000
+JOURNAL_LIMIT_BYTES = 8 * 1024**2
 # Above this size the quick check would make opening slow (about a second per GB).
 QUICK_CHECK_MAX_BYTES = 2 * 1024**3
 # How many of the quick check's findings to count (it stops there).
@@ -57,6 +63,11 @@ def open_connection(path: Path, *, busy_timeout_s: float = BUSY_TIMEOUT_MS / 100
         # In WAL mode NORMAL survives a killed process (only power loss can undo the
         # last commits), and keeps streamed-text flushes cheap.
         db.execute("PRAGMA synchronous = NORMAL")
+        # No checkpoint inside a commit: store/checkpointer.py folds the log in on a thread.
+        # Only a writer that never pauses outruns it; past this many pages the commit
+        # folds the log in itself, as SQLite does by default at 1000.
+        db.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES}")
+        db.execute(f"PRAGMA journal_size_limit = {JOURNAL_LIMIT_BYTES}")
         db.execute("PRAGMA foreign_keys = ON")
         migrate(db, where=str(path))
     except StoreError:

@@ -45,7 +45,8 @@ from roundtable_desktop.domain.calls import CallOutcome, CallStatus
 from roundtable_desktop.domain.events import Event
 from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.store.blobs import BlobWriter
-from roundtable_desktop.store.chunking import JSON_LINE, JSON_OBJECT
+from roundtable_desktop.store.checkpointer import WalCheckpointer
+from roundtable_desktop.store.chunking import JSON_LINE, JSON_OBJECT, LINE
 from roundtable_desktop.store.connection import (
     BUSY_TIMEOUT_MS,
     FileWatch,
@@ -53,7 +54,7 @@ from roundtable_desktop.store.connection import (
     open_readonly,
     page_warnings,
 )
-from roundtable_desktop.store.encoding import layers_bytes, request_bytes, state_bytes
+from roundtable_desktop.store.encoding import layers_bytes, state_bytes
 from roundtable_desktop.store.errors import SessionNotFound, StoreError, sqlite_error
 from roundtable_desktop.store.reading import SessionReads
 from roundtable_desktop.store.records import SessionRecord
@@ -63,6 +64,7 @@ from roundtable_desktop.store.redaction import (
     storable_text,
     without_secret_fields,
 )
+from roundtable_desktop.store.request_text import request_text
 from roundtable_desktop.store.session_lock import SessionLock, lock_session
 
 __all__ = ["SessionStore", "StoreError", "without_secret_fields"]
@@ -92,6 +94,8 @@ class SessionStore(SessionReads):
         self._notes: list[list[str]] = []  # lists noting_warnings() hands out
         self._locks: dict[str, SessionLock] = {}
         self._lock_counts: Counter[str] = Counter()
+        # A store open for writing folds its log in on a thread (store/checkpointer.py).
+        self._checkpointer = None if readonly else WalCheckpointer(path)
 
     # -- opening and closing --------------------------------------------------------
     @classmethod
@@ -118,7 +122,14 @@ class SessionStore(SessionReads):
             lock.release()
         self._locks.clear()
         self._lock_counts.clear()
+        if self._checkpointer is not None:
+            self._checkpointer.close()  # first: closing the last connection folds the rest
         self._db.close()
+
+    def wait_checkpointed(self, timeout: float = 5.0) -> bool:
+        """Wait until the checkpoint thread has folded in every commit so far (a caller
+        about to measure or copy the file); True when it has, or there is none."""
+        return self._checkpointer is None or self._checkpointer.wait_idle(timeout)
 
     # -- warnings for the caller ----------------------------------------------------
     def take_warnings(self) -> list[str]:
@@ -190,6 +201,8 @@ class SessionStore(SessionReads):
             raise StoreError(f"Could not {doing}: {exc}.") from None
         except sqlite3.Error as exc:
             raise sqlite_error(exc, self.path, doing) from None
+        if write and self._checkpointer is not None:
+            self._checkpointer.committed()
         if self._watch is not None:
             self._watch.check()  # read as immutable: refuse what another process changed
 
@@ -354,11 +367,11 @@ class SessionStore(SessionReads):
         The body is cut against the same actor's previous request (or else the
         session's), so a turn stores the sections that changed, not the whole window.
         """
-        body, layer_list = request_bytes(request), layers_bytes(layers)
+        body, layer_list = request_text(request), layers_bytes(layers)
         with self._guard("record the request", session_id, write=True), self._transaction():
             request_manifest = self._blobs.put(
                 session_id, body, [("request", session_id, actor_id), ("request", session_id)],
-                JSON_LINE,
+                LINE,
             )
             layers_manifest = self._blobs.put(
                 session_id, layer_list, [("layers", session_id, actor_id)], JSON_LINE

@@ -1,8 +1,8 @@
 """How the store turns what it keeps into UTF-8 JSON bytes, and stored rows back into records.
 
-A state may arrive as a dict or already encoded (a protocol's own fast dump); a request
-body loses its credential-looking fields; prompt layers become a JSON list. Every text is
-made storable (a lone surrogate becomes U+FFFD) before it is cut into chunks.
+A state may arrive as a dict or already encoded (a protocol's own fast dump); prompt
+layers become a JSON list; a request body is laid out by store/request_text.py. Every
+text is made storable (a lone surrogate becomes U+FFFD) before it is cut into chunks.
 Must not touch the database: store/database.py reads the rows and the texts.
 """
 
@@ -16,11 +16,8 @@ from typing import Any
 from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.domain.secrets import scrub_bytes
 from roundtable_desktop.store.records import CallRecord
-from roundtable_desktop.store.redaction import (
-    storable_json_bytes,
-    storable_text,
-    without_secret_fields,
-)
+from roundtable_desktop.store.redaction import storable_json_bytes, storable_text
+from roundtable_desktop.store.request_text import request_from_text
 
 
 def state_bytes(state: dict[str, Any] | str | bytes) -> bytes:
@@ -36,10 +33,6 @@ def state_bytes(state: dict[str, Any] | str | bytes) -> bytes:
         return storable_text(state).encode("utf-8")
 
 
-def request_bytes(request: dict[str, Any]) -> bytes:
-    return storable_json_bytes(without_secret_fields(request))
-
-
 def layers_bytes(layers: Sequence[LayerText]) -> bytes:
     """The layers as a JSON list; no layers, no text at all."""
     if not layers:
@@ -51,7 +44,7 @@ def call_record(row: sqlite3.Row, request: str, layers: str) -> CallRecord:
     """A calls row with its request body and layers read back from their chunks."""
     data = dict(row)
     del data["request_manifest"], data["layers_manifest"]
-    data["request"] = json.loads(request)
+    data["request"] = request_from_text(request)
     data["layers"] = json.loads(layers) if layers else []
     data["response_text"] = data["response_text"] or ""
     if data["usage_estimated"] is not None:
