@@ -10,8 +10,8 @@ import pytest
 
 from roundtable_desktop.protocols.debate_deck import deck_names, load_deck, user_decks_dir
 from roundtable_desktop.protocols.debate_persona_build import STEPS
-from roundtable_desktop.ui.dialogs.debate_card_builder_dialog import DebateCardBuilderDialog
-from roundtable_desktop.ui.dialogs.debate_card_source import (
+from roundtable_desktop.ui.docks.debate_card_builder_dialog import DebateCardBuilderDialog
+from roundtable_desktop.ui.docks.debate_card_source import (
     DONE,
     FAILED,
     card_id_of,

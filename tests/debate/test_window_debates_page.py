@@ -10,7 +10,7 @@ from roundtable_desktop.cli import main
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.protocols.debate_deck import load_deck
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.ui.dialogs.debate_history_dialog import DebateHistoryDialog
+from roundtable_desktop.ui.docks.debate_history_dialog import DebateHistoryDialog
 from tests.debate.conftest import AI_SIX, TOPIC
 from tests.debate.test_window_debate import start_debate
 from tests.fakes.window_harness import WAIT_MS, running_qasync_loop, window_maker

@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.dialogs.debate_card_builder_dialog import DebateCardBuilderDialog
+from roundtable_desktop.ui.docks.debate_card_builder_dialog import DebateCardBuilderDialog
 from roundtable_desktop.ui.session_runner import SessionRunner
 
 

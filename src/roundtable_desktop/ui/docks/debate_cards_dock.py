@@ -10,7 +10,7 @@ and mode and not under way yet; otherwise it starts a new debate of this deck in
 mode (the session option `mode`) and deals there.
 A hand that cannot be dealt is refused here with the engine's own reason.
 New card… (beside the deck chooser; the Session menu's New card…, Ctrl+Shift+K) opens
-the card builder (dialogs/debate_card_builder_dialog.py); a card it builds is shown at
+the card builder (docks/debate_card_builder_dialog.py); a card it builds is shown at
 once: the deck list is read again and the card's deck shown with the card selected.
 Keyboard: arrows move in the grid, Enter adds the card, Delete removes the hand's
 selected card, Ctrl+Return deals (debate_cards_keys.py). The grid's widget and items are
@@ -47,8 +47,8 @@ from roundtable_desktop.protocols.debate_deck import (
     validate_hand,
 )
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.dialogs.debate_card_builder_dialog import DebateCardBuilderDialog
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
+from roundtable_desktop.ui.docks.debate_card_builder_dialog import DebateCardBuilderDialog
 from roundtable_desktop.ui.docks.debate_cards_builder import DebateCardsBuilderHolder
 from roundtable_desktop.ui.docks.debate_cards_detail import DebateCardDetailView, text_label
 from roundtable_desktop.ui.docks.debate_cards_grid import (

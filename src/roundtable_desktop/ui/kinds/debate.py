@@ -22,11 +22,11 @@ from typing import Any
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import ResultItem, ResultSection, SessionSummary
-from roundtable_desktop.ui.dialogs.debate_history_dialog import open_debates_page
 from roundtable_desktop.ui.dock_set import Area, DockSpec
 from roundtable_desktop.ui.docks.debate_answers_dock import DebateAnswersDock
 from roundtable_desktop.ui.docks.debate_cards_dock import DebateCardsDock
 from roundtable_desktop.ui.docks.debate_conversation_dock import DebateConversationDock
+from roundtable_desktop.ui.docks.debate_history_dialog import open_debates_page
 from roundtable_desktop.ui.docks.debate_next_step import next_sentence
 from roundtable_desktop.ui.docks.debate_polygon_dock import DebatePolygonDock
 from roundtable_desktop.ui.docks.debate_room_dock import DebateRoomDock

@@ -3,7 +3,7 @@ the claims' result), newest first, searchable by topic; Replay opens the chosen 
 the window's replay (it emits `sessionChosen(session_id)`, which the window hands to
 its replay bar, as the session list does).
 
-Rows come from dialogs/debate_history.py; debates that cannot be read are left out and
+Rows come from docks/debate_history.py; debates that cannot be read are left out and
 the notes under the list say which. Open it with `open()` (non-blocking).
 Must not change or delete sessions; holds no engine logic.
 """
@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.ui.dialogs.debate_history import DebateRow, debate_rows
+from roundtable_desktop.ui.docks.debate_history import DebateRow, debate_rows
 
 _ID_ROLE = Qt.ItemDataRole.UserRole
 COLUMNS = ("Date", "Topic", "Hand", "Mode", "Outcome", "Claims")

@@ -57,7 +57,8 @@ from roundtable_desktop.protocols.debate_persona_build import (
 from roundtable_desktop.protocols.debate_persona_build_config import parse_deck_config
 from roundtable_desktop.protocols.debate_state import DebateState
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.dialogs.debate_card_source import (
+from roundtable_desktop.ui.docks.bridge_dock import shown_state
+from roundtable_desktop.ui.docks.debate_card_source import (
     DEFAULT_DECK,
     DONE,
     FAILED,
@@ -71,7 +72,6 @@ from roundtable_desktop.ui.dialogs.debate_card_source import (
     user_deck,
     user_deck_names,
 )
-from roundtable_desktop.ui.docks.bridge_dock import shown_state
 from roundtable_desktop.ui.session_runner import SessionRunner
 
 
