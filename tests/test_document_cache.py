@@ -26,8 +26,10 @@ from roundtable_desktop.context.roundtable_document import (
     build_roundtable_document,
     serialize_roundtable_document,
 )
+from roundtable_desktop.domain.catalog import Suggestion, WatchItem
 from roundtable_desktop.domain.meeting import MeetingState, Note, TranscriptKind, TranscriptLine
 from roundtable_desktop.domain.text import label_text
+from roundtable_desktop.domain.tools import ToolCall, ToolResult, ToolStatus
 from roundtable_desktop.protocols.roundtable import RoundtableSession
 from roundtable_desktop.protocols.roundtable_saved import saved_json
 from roundtable_desktop.protocols.roundtable_setup import new_meeting_state
@@ -142,6 +144,38 @@ def test_slotted_items_serialize_as_built_items_at_their_depth():
         assert trees[0] == trees[1], depth
 
 
+def test_runs_between_siblings_and_runs_in_a_row_serialize_as_the_full_build():
+    for depth in range(1, 5):
+        trees = []
+        for slots in (None, Slots()):
+            root = parent = etree.Element(f"{{{XHTML_NS}}}main", nsmap={None: XHTML_NS})
+            for _ in range(depth - 1):
+                parent = etree.SubElement(parent, f"{{{XHTML_NS}}}div")
+            append_items(parent, [(_branch, ("first", ("x",)))], slots)  # before any child
+            etree.SubElement(parent, f"{{{XHTML_NS}}}p").text = "built"
+            append_items(parent, [(_branch, ("a", ("y", "z")))], slots)
+            append_items(parent, [(_branch, ("b", ())), (_branch, ("c", ("w",)))], slots)
+            etree.SubElement(parent, f"{{{XHTML_NS}}}p").text = "built again"
+            append_items(parent, [(_branch, ("last", ("v",)))], slots)  # at the end
+            trees.append(serialize(root) if slots is None else serialize_slotted(root, slots))
+        assert trees[0] == trees[1], depth
+
+
+def test_a_section_cached_whole_follows_what_it_shows(meeting_state):
+    fast_and_full(meeting_state)  # every cached section built once
+    first = meeting_state.candidates[0]
+    meeting_state.suggestions.append(Suggestion(candidate=first, proposed_by=["nobody"]))
+    meeting_state.watch_history.append(WatchItem(title="Seen before", when="2026-01-02"))
+    meeting_state.mcp_status = "connected"
+    meeting_state.mcp_tools = ["search"]
+    meeting_state.feedback[meeting_state.actor.id] = [ToolResult(
+        call=ToolCall(name="markSeen"), status=ToolStatus.REFUSED, message="not yours")]
+    fast, full = fast_and_full(meeting_state)
+    assert fast == full
+    for shown in ("proposed by nobody", "Seen before", "Status: connected", "not yours"):
+        assert shown in fast, shown
+
+
 def test_printable_text_needs_no_cleaning():
     # clean_text skips the sanitizer for printable text: none of it may need one.
     printable = "".join(c for c in map(chr, range(0x110000)) if c.isprintable())
@@ -171,6 +205,27 @@ def test_a_line_replaced_is_saved_changed(meeting):
     meeting.state.whiteboard.append(Note(author="a", text="new"))
     assert meeting.state_json() == saved(meeting)
     assert b"rewritten" in meeting.state_json()
+
+
+def test_private_notes_are_saved_as_pydantic_saves_them_under_any_key(meeting):
+    meeting.state_json()
+    meeting.state.notes.setdefault(meeting.state.actors[0].id, []).append(
+        Note(author="a", text="first"))
+    meeting.state.notes['odd "key" \u00e9\n'] = [Note(author="b", text="second")]
+    assert meeting.state_json() == saved(meeting)
+    meeting.state.notes[meeting.state.actors[0].id] = [Note(author="a", text="replaced")]
+    del meeting.state.notes['odd "key" \u00e9\n']
+    assert meeting.state_json() == saved(meeting)
+    assert b"replaced" in meeting.state_json() and b"second" not in meeting.state_json()
+
+
+def test_a_line_replaced_early_in_its_list_is_saved_changed(meeting):
+    meeting.state_json()
+    meeting.state.transcript[0] = meeting.state.transcript[0].model_copy(
+        update={"text": "rewritten early"})
+    meeting.state.transcript.append(meeting.state.transcript[-1].model_copy())  # equal line
+    assert meeting.state_json() == saved(meeting)
+    assert b"rewritten early" in meeting.state_json()
 
 
 def test_a_replaced_candidate_is_saved(meeting):

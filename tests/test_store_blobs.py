@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from roundtable_desktop.store import blobs
 from roundtable_desktop.store.blobs import BlobWriter, read_text
+from roundtable_desktop.store.chunking import LINE
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.errors import StoreError
 
@@ -129,6 +133,28 @@ def test_a_new_version_reads_back_byte_for_byte_and_so_does_the_old_one():
     old = writer.put("s1", old_text.encode(), ["k"])
     new = writer.put("s1", new_text.encode(), ["k"])
     assert (read_text(db, old), read_text(db, new)) == (old_text, new_text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2_000), st.integers(0, 300),
+                          st.text(st.sampled_from("ab é😀\n<>/"), max_size=400)),
+                min_size=1, max_size=10))
+def test_every_version_of_a_text_edited_again_and_again_reads_back_byte_for_byte(edits):
+    db = memory_blobs()
+    writer = BlobWriter(db)
+    text = window(1)
+    written = []
+    for at, cut, inserted in edits:
+        at = at * 17 % (len(text) + 1)
+        text = text[:at] + inserted + text[at + cut:]
+        written.append((writer.put("s1", text.encode(), ["k"], LINE), text))
+        # What the next version is cut against: its chunks' offsets, as stored.
+        version = writer._versions["k"]
+        stored = dict(db.execute("SELECT hash, data FROM blobs"))
+        lengths = [len(stored[d]) for d in blobs.digests_of(version.manifest)]
+        assert version.bounds == list(accumulate(lengths, initial=0))
+    for manifest, expected in written:
+        assert read_text(db, manifest) == expected
 
 
 def test_a_request_with_unicode_and_an_empty_message_reads_back_equal(store, session_id):

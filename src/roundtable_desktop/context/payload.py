@@ -53,29 +53,39 @@ def serialize(element: etree._Element) -> str:
 class Slots:
     """The item runs a skeleton leaves out, as text, in document order."""
 
-    __slots__ = ("texts",)
+    __slots__ = ("_holder", "texts")
 
     def __init__(self) -> None:
-        self.texts: list[str] = []
+        # Each run: its items, each after its own line break and indentation; their depth.
+        self.texts: list[tuple[str, int]] = []
+        # Where the last mark is: in an element's tail (True) or its text (False).
+        self._holder: tuple[etree._Element, bool] | None = None
 
-    def put(self, parent: etree._Element, text: str) -> None:
-        """Mark `parent`'s end as where `text` (items at `parent`'s depth + 1) goes."""
-        if len(parent):
-            last = parent[-1]
-            if last.tail:
-                raise ValueError("a slot must follow the last child directly")
-            last.tail = SLOT_MARK
+    def put(self, parent: etree._Element, text: str, depth: int) -> None:
+        """Mark the place after `parent`'s children so far as where `text` (items at
+        `depth`, `parent`'s depth + 1) goes. More children may follow; a run put right
+        after another, in the same place, joins it."""
+        in_tail = len(parent) > 0
+        element = parent[-1] if in_tail else parent
+        there = element.tail if in_tail else element.text
+        held = self._holder
+        if there == SLOT_MARK and held is not None and held[0] is element and held[1] == in_tail:
+            items, run_depth = self.texts[-1]
+            self.texts[-1] = (items + text, run_depth)
+            return
+        if there:
+            raise ValueError("a slot cannot share its place with text")
+        if in_tail:
+            element.tail = SLOT_MARK
         else:
-            if parent.text:
-                raise ValueError("a slot cannot share an element with text")
-            parent.text = SLOT_MARK
-        self.texts.append(text)
+            element.text = SLOT_MARK
+        self._holder = (element, in_tail)
+        self.texts.append((text, depth))
 
 
 def append_items(parent: etree._Element, items: Sequence[Item], slots: Slots | None) -> None:
-    """Append one element per `(build, args)` as the last children of `parent`. With
-    `slots`, only record their text (each item's cached by builder, depth and args) and
-    mark the place; nothing may be appended to `parent` after."""
+    """Append one element per `(build, args)` to `parent`. With `slots`, only record
+    their text (each item's cached by builder, depth and args) and mark the place."""
     if slots is None:
         for build, args in items:
             build(parent, *args)
@@ -84,7 +94,7 @@ def append_items(parent: etree._Element, items: Sequence[Item], slots: Slots | N
         return
     depth = depth_of(parent) + 1
     slots.put(parent, run_text([item_text(build, depth, args) for build, args in items],
-                               depth))
+                               depth), depth)
 
 
 def depth_of(element: etree._Element) -> int:
@@ -93,12 +103,11 @@ def depth_of(element: etree._Element) -> int:
 
 
 def run_text(texts: Sequence[str], depth: int) -> str:
-    """Sibling item texts at `depth` as `etree.indent` lays them out, up to their parent's
-    end tag."""
-    gap = "\n" + INDENT * depth
-    end = "\n" + INDENT * (depth - 1)
+    """Sibling item texts at `depth` as `etree.indent` lays them out, each after its line
+    break and indentation (what follows the run is laid out by `serialize_slotted`)."""
     # One copy: a run can be most of a document, and each `+` would copy all of it.
-    return gap.join(["", *texts[:-1], texts[-1] + end]) if texts else gap + end
+    gap = "\n" + INDENT * depth
+    return gap + gap.join(texts) if texts else ""
 
 
 @lru_cache(maxsize=8192)
@@ -126,8 +135,11 @@ def serialize_slotted(element: etree._Element, slots: Slots) -> str:
     if len(parts) != len(slots.texts) + 1:
         raise ValueError(f"{len(parts) - 1} slot marks for {len(slots.texts)} slots")
     out = [parts[0]]
-    for text, part in zip(slots.texts, parts[1:], strict=True):
+    for (text, depth), part in zip(slots.texts, parts[1:], strict=True):
         out.append(text)
+        # After a run comes its parent's end tag or the next sibling, each on its own line
+        # (the mark took the place of the whitespace `etree.indent` would have put there).
+        out.append("\n" + INDENT * (depth - 1 if part.startswith("</") else depth))
         out.append(part)
     return "".join(out)
 

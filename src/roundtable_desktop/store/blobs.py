@@ -26,7 +26,7 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, islice
 
 from roundtable_desktop.store.chunking import Run, rechunk, split_chunks
 from roundtable_desktop.store.errors import StoreError
@@ -119,12 +119,12 @@ def _fetch(db: sqlite3.Connection, wanted: set[bytes]) -> dict[bytes, bytes]:
 
 @dataclass(frozen=True)
 class _Version:
-    """A text as written: its bytes, its chunks' offsets (0 to its length) and hashes."""
+    """A text as written: its bytes, its chunks' offsets (0 to its length) and its
+    manifest (the chunks' hashes, DIGEST_SIZE bytes each, in order)."""
 
     session_id: str
     data: bytes
     bounds: list[int]
-    digests: list[bytes]
     manifest: bytes
 
 
@@ -173,26 +173,26 @@ class BlobWriter:
     ) -> _Version:
         if previous is None:
             runs = [Run(fresh=tuple(split_chunks(data, separator)))]
-            old_digests: list[bytes] = []
-            old_bounds: list[int] = [0]
+            old = _Version(session_id, b"", [0], b"")
         else:
             runs = rechunk(data, previous.data, previous.bounds, separator)
-            old_digests, old_bounds = previous.digests, previous.bounds
+            old = previous
         digest = Hasher(session_id)
         fresh: list[tuple[bytes, str, bytes]] = []
-        digests: list[bytes] = []
-        lengths: list[int] = []
+        manifest: list[bytes] = []
+        bounds = [0]
+        # A run of previous chunks adds a slice of the previous manifest and its bounds
+        # moved by one offset: a few operations per run, not per chunk.
         for first, stop, chunks in runs:
             if chunks:
                 new = [(digest(c), session_id, c) for c in chunks]
                 fresh.extend(new)
-                digests.extend(d for d, _, _ in new)
-                lengths.extend(map(len, chunks))
+                manifest.extend(d for d, _, _ in new)
+                bounds.extend(islice(accumulate(map(len, chunks), initial=bounds[-1]), 1, None))
             else:
-                digests.extend(old_digests[first:stop])
-                ends, starts = old_bounds[first + 1 : stop + 1], old_bounds[first:stop]
-                lengths.extend(map(int.__sub__, ends, starts))
+                shift = bounds[-1] - old.bounds[first]
+                manifest.append(old.manifest[first * DIGEST_SIZE : stop * DIGEST_SIZE])
+                bounds.extend(map(shift.__add__, old.bounds[first + 1 : stop + 1]))
         if fresh:
             self._db.executemany(_INSERT, fresh)
-        bounds = list(accumulate(lengths, initial=0))
-        return _Version(session_id, data, bounds, digests, b"".join(digests))
+        return _Version(session_id, data, bounds, b"".join(manifest))

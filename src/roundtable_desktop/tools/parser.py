@@ -277,10 +277,8 @@ class _Reader:
             self._issue(f"unknown tool {_short(name)}")
             return
         form = _join_form([*self.line_drifts, *case_drift, *drifts])
-        # A JSON escape may have decoded to a lone surrogate, which no store accepts.
-        args = [Arg(value=storable_text(a.value), bare=a.bare) if isinstance(a.value, str)
-                else a for a in args]
-        self.calls.append(ToolCall(name=resolved, args=args, raw=self.raw, form=form))
+        self.calls.append(ToolCall(name=resolved, args=[_storable(a) for a in args],
+                                   raw=self.raw, form=form))
 
     def _resolve(self, name: str) -> tuple[str, list[str]]:
         if name in self.names:
@@ -311,6 +309,15 @@ class _Reader:
 
 
 # --- module functions -----------------------------------------------------------------
+
+def _storable(arg: Arg) -> Arg:
+    """A JSON escape may have decoded to a lone surrogate, which no store accepts: such an
+    argument is made again with U+FFFD; any other is kept as it is."""
+    if not isinstance(arg.value, str):
+        return arg
+    value = storable_text(arg.value)
+    return arg if value is arg.value else Arg(value=value, bare=arg.bare)
+
 
 
 def parse_reply(

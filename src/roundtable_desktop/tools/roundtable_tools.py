@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from itertools import islice
 
 from roundtable_desktop.domain.actors import Role
@@ -99,6 +100,8 @@ _NUMBER_LIKE = re.compile(r"-?[0-9]+")
 _JSON_WORDS = frozenset({"true", "false", "null"})
 
 
+# Examples are rebuilt for every payload from the same few ids and texts: remember them.
+@lru_cache(maxsize=1024)
 def id_literal(value: str) -> str:
     """How an id is written in a call: bare when the parser reads it back as the same
     string, otherwise as a JSON string."""
@@ -141,6 +144,7 @@ def _ids(ids: list[str]) -> str:
     return ", ".join(id_literal(i) for i in ids)
 
 
+@lru_cache(maxsize=1024)
 def _text(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
