@@ -335,6 +335,24 @@ def test_an_event_this_version_cannot_read_is_skipped(store):
     assert [e.type for e in store.events(session_id)] == ["notice"]
 
 
+def test_the_events_of_one_write_are_one_row_and_positions_run_on_across_rows(store):
+    session_id = new_session(store)
+    assert store.append_event(session_id, Notice(message="one")) == 1
+    store.record_step(session_id, action="infer", state={"turn": 1},
+                      events=[Notice(message="two"), Notice(message="three")])
+    assert store.append_event(session_id, Notice(message="four")) == 4
+    rows = store._db.execute("SELECT seq, count, type FROM events ORDER BY seq").fetchall()
+    assert [tuple(r) for r in rows] == [(1, 1, "notice"), (2, 2, "batch"), (4, 1, "notice")]
+    assert [e.message for e in store.events(session_id)] == ["one", "two", "three", "four"]
+
+
+def test_a_step_with_no_events_writes_no_events_row(store):
+    session_id = new_session(store)
+    store.record_step(session_id, action="infer", state={"turn": 1}, events=[])
+    assert store.events(session_id) == []
+    assert store.append_event(session_id, Notice(message="first")) == 1
+
+
 def test_checkpoints_keep_the_state_after_each_action_in_order(store):
     session_id = new_session(store)
     assert store.add_checkpoint(session_id, "infer", {"turn": 1}) == 1

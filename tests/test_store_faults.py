@@ -393,14 +393,33 @@ def test_a_call_row_this_version_cannot_read_is_skipped_with_a_warning(recorded)
     assert "call 1" in warning and PRIVATE not in warning
 
 
-def test_an_unreadable_event_is_skipped_with_a_warning_naming_it(recorded):
+def test_an_unreadable_events_row_is_skipped_with_a_warning_naming_its_events(recorded):
     db, session_id = recorded
     with sqlite3.connect(str(db)) as con:
-        con.execute("UPDATE events SET json = ? WHERE seq = 1", (f'{{"x": "{PRIVATE}',))
+        count = con.execute("SELECT count FROM events WHERE seq = 1").fetchone()[0]
+        con.execute("UPDATE events SET json = ? WHERE seq = 1", (f'[{{"x": "{PRIVATE}',))
     with SessionStore.open(db) as store:
         events = store.events(session_id)
         (warning,) = store.take_warnings()
-    assert events and "event 1" in warning and PRIVATE not in warning
+    assert count > 1 and events
+    assert f"events 1–{count}" in warning and PRIVATE not in warning
+
+
+def test_an_event_this_version_cannot_read_is_skipped_alone_from_its_row(recorded):
+    db, session_id = recorded
+    with SessionStore.open(db) as store:
+        before = store.events(session_id)
+    with sqlite3.connect(str(db)) as con:
+        seq, text = con.execute("SELECT seq, json FROM events WHERE count > 1"
+                                " ORDER BY seq LIMIT 1").fetchone()
+        items = json.loads(text)
+        items[1] = {"type": "future_kind_event", "secret": PRIVATE}
+        con.execute("UPDATE events SET json = ? WHERE seq = ?", (json.dumps(items), seq))
+    with SessionStore.open(db) as store:
+        after = store.events(session_id)
+        (warning,) = store.take_warnings()
+    assert after == before[:seq] + before[seq + 1:]  # position seq + 1 is before[seq]
+    assert f"event {seq + 1} " in warning and PRIVATE not in warning
 
 
 def test_export_of_a_session_with_damaged_rows_has_the_rest_and_names_what_was_skipped(

@@ -4,7 +4,9 @@ One connection per store, in autocommit mode: every write is committed when its 
 returns, so a request row is on disk before the request is sent, and killing the process
 loses at most the call in flight (DESIGN invariant 5). WAL mode lets a second reader
 (another window, the CLI) see committed rows while this one writes. Every sqlite error
-becomes a `StoreError` whose message names the file and what to do.
+becomes a `StoreError` whose message names the file and what to do. The store's readers
+are in store/reading.py and its model-call writers in store/call_writes.py (it inherits
+both); this module opens and closes it and writes sessions, events and checkpoints.
 
 States, request bodies and prompt layers are stored content-addressed (store/blobs.py):
 a row keeps a manifest of shared chunks, so a turn writes only the parts that changed.
@@ -35,18 +37,17 @@ import sqlite3
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from roundtable_desktop.domain.calls import CallOutcome, CallStatus
 from roundtable_desktop.domain.events import Event
-from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.store.blobs import BlobWriter
+from roundtable_desktop.store.call_writes import CallWrites
 from roundtable_desktop.store.checkpointer import WalCheckpointer
-from roundtable_desktop.store.chunking import JSON_LINE, JSON_OBJECT, LINE
+from roundtable_desktop.store.chunking import JSON_OBJECT
 from roundtable_desktop.store.connection import (
     BUSY_TIMEOUT_MS,
     FileWatch,
@@ -54,7 +55,7 @@ from roundtable_desktop.store.connection import (
     open_readonly,
     page_warnings,
 )
-from roundtable_desktop.store.encoding import layers_bytes, state_bytes
+from roundtable_desktop.store.encoding import state_bytes
 from roundtable_desktop.store.errors import SessionNotFound, StoreError, sqlite_error
 from roundtable_desktop.store.reading import SessionReads
 from roundtable_desktop.store.records import SessionRecord
@@ -64,7 +65,6 @@ from roundtable_desktop.store.redaction import (
     storable_text,
     without_secret_fields,
 )
-from roundtable_desktop.store.request_text import request_text
 from roundtable_desktop.store.session_lock import SessionLock, lock_session
 
 __all__ = ["SessionStore", "StoreError", "without_secret_fields"]
@@ -72,11 +72,13 @@ __all__ = ["SessionStore", "StoreError", "without_secret_fields"]
 log = logging.getLogger(__name__)
 
 SESSION_STATUSES = ("active", "ended")
+# The `type` of an events row that holds several events (its `json` is their list).
+EVENT_BATCH = "batch"
 # Warnings kept for the caller at most (a store with thousands of damaged rows).
 MAX_WARNINGS = 200
 
 
-class SessionStore(SessionReads):
+class SessionStore(SessionReads, CallWrites):
     """Sessions, events, calls and checkpoints in one SQLite file. Use `SessionStore.open`."""
 
     def __init__(
@@ -329,14 +331,23 @@ class SessionStore(SessionReads):
         return seq
 
     def _insert_events(self, session_id: str, events: list[Event]) -> int:
-        """Insert events in order; returns the position of the first."""
-        seq = self._next_seq("events", session_id)
-        rows = [
-            (session_id, seq + i, e.ts, e.type, storable_model_json(e))
-            for i, e in enumerate(events)
-        ]
-        self._db.executemany(
-            "INSERT INTO events (session_id, seq, ts, type, json) VALUES (?, ?, ?, ?, ?)", rows
+        """Insert events in order, as one row (see migration 5); returns the position of
+        the first. One row, not one per event: an action records ~12 events, and each row
+        is an insert into the table and its index."""
+        row = self._db.execute(
+            "SELECT seq + count FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        seq = int(row[0]) if row is not None else 1
+        if not events:
+            return seq
+        texts = [storable_model_json(e) for e in events]
+        one = len(events) == 1
+        self._db.execute(
+            "INSERT INTO events (session_id, seq, ts, type, json, count)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (session_id, seq, events[0].ts, events[0].type if one else EVENT_BATCH,
+             texts[0] if one else f"[{','.join(texts)}]", len(events)),
         )
         return seq
 
@@ -347,105 +358,6 @@ class SessionStore(SessionReads):
             (session_id,),
         ).fetchone()
         return int(row[0])
-
-    # -- calls ----------------------------------------------------------------------
-    def begin_call(
-        self,
-        session_id: str,
-        call_id: str,
-        actor_id: str | None,
-        model: str,
-        endpoint: str,
-        request: dict[str, Any],
-        *,
-        purpose: str = "reply",
-        label: str = "",
-        layers: Sequence[LayerText] = (),
-    ) -> None:
-        """Record a request as pending. Committed on return: call it before sending.
-
-        The body is cut against the same actor's previous request (or else the
-        session's), so a turn stores the sections that changed, not the whole window.
-        """
-        body, layer_list = request_text(request), layers_bytes(layers)
-        with self._guard("record the request", session_id, write=True), self._transaction():
-            request_manifest = self._blobs.put(
-                session_id, body, [("request", session_id, actor_id), ("request", session_id)],
-                LINE,
-            )
-            layers_manifest = self._blobs.put(
-                session_id, layer_list, [("layers", session_id, actor_id)], JSON_LINE
-            )
-            self._db.execute(
-                "INSERT INTO calls (id, session_id, seq, actor_id, model, endpoint,"
-                " request_manifest, layers_manifest, purpose, label, response_text, status,"
-                " started_at) VALUES"
-                " (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM calls WHERE session_id = ?),"
-                " ?, ?, ?, ?, ?, ?, ?, '', ?, ?)",
-                (
-                    call_id,
-                    session_id,
-                    session_id,
-                    actor_id,
-                    model,
-                    endpoint,
-                    request_manifest,
-                    layers_manifest,
-                    storable_text(purpose),
-                    storable_text(label),
-                    CallStatus.PENDING.value,
-                    self._clock(),
-                ),
-            )
-
-    def update_call_text(self, call_id: str, text: str) -> None:
-        """Keep the text streamed so far; ignored once the call has finished."""
-        with self._guard("save the streamed text", write=True):
-            self._db.execute(
-                "UPDATE calls SET response_text = ? WHERE id = ? AND status = ?",
-                (storable_text(text), call_id, CallStatus.PENDING.value),
-            )
-
-    def finish_call(self, call_id: str, outcome: CallOutcome) -> None:
-        with self._guard("record the response", write=True):
-            cur = self._db.execute(
-                "UPDATE calls SET response_text = ?, status = ?, error = ?,"
-                " prompt_tokens = ?, completion_tokens = ?, usage_estimated = ?,"
-                " latency_ms = ?, first_token_ms = ?, cost_usd = ?, finish_reason = ?,"
-                " finished_at = ? WHERE id = ?",
-                (
-                    storable_text(outcome.text),
-                    outcome.status.value,
-                    storable_text(outcome.error) if outcome.error is not None else None,
-                    outcome.usage.prompt_tokens,
-                    outcome.usage.completion_tokens,
-                    int(outcome.usage.estimated),
-                    outcome.latency_ms,
-                    outcome.first_token_ms,
-                    outcome.cost_usd,
-                    outcome.finish_reason,
-                    self._clock(),
-                    call_id,
-                ),
-            )
-        if cur.rowcount == 0:
-            raise StoreError(f"No call {call_id} was started in this session store.")
-
-    def mark_interrupted_calls(self, session_id: str) -> int:
-        """Mark calls a killed process left pending as interrupted, keeping their text."""
-        with self._guard("mark interrupted calls", session_id, write=True):
-            cur = self._db.execute(
-                "UPDATE calls SET status = ?, error = COALESCE(error, ?)"
-                " WHERE session_id = ? AND status = ?",
-                (
-                    CallStatus.INTERRUPTED.value,
-                    "The application stopped before this call finished;"
-                    " the text received until then is kept.",
-                    session_id,
-                    CallStatus.PENDING.value,
-                ),
-            )
-        return cur.rowcount
 
     def reopen_session(self, session_id: str) -> SessionRecord:
         """Load a session to continue it, first closing calls a killed process left open."""

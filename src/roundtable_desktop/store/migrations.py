@@ -137,6 +137,13 @@ def m004_content_addressed_texts(db: sqlite3.Connection) -> None:
         db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
 
 
+def m005_event_rows_per_write(db: sqlite3.Connection) -> None:
+    """An events row may hold the several events one write recorded (an action's, in
+    order): `count` says how many, and `seq` is the position of the first. A row of one
+    event is as before."""
+    db.execute("ALTER TABLE events ADD COLUMN count INTEGER NOT NULL DEFAULT 1")
+
+
 def _move_into_blobs(
     db: sqlite3.Connection, table: str, session: str, source: str, target: str
 ) -> None:
@@ -165,6 +172,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     m002_calls,
     m003_checkpoints,
     m004_content_addressed_texts,
+    m005_event_rows_per_write,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

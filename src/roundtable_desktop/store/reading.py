@@ -49,10 +49,13 @@ def short_id(session_id: object) -> str:
     return str(session_id)[:8] if isinstance(session_id, str) else "?"
 
 
-def skipped(what: str, row: sqlite3.Row, why: str = "it is damaged in the store") -> str:
-    """The warning for a skipped row: which one, never what it holds."""
-    seq = row["seq"]
-    position = str(seq) if isinstance(seq, int) else "?"
+def skipped(what: str, row: sqlite3.Row, why: str = "it is damaged in the store", *,
+            position: str | None = None) -> str:
+    """The warning for a skipped row (or the part of it at `position`): which one, never
+    what it holds."""
+    if position is None:
+        seq = row["seq"]
+        position = str(seq) if isinstance(seq, int) else "?"
     return f"Skipped {what} {position} of session {short_id(row['session_id'])}: {why}."
 
 
@@ -99,14 +102,38 @@ def checkpoint_records(db: sqlite3.Connection, rows: Sequence[sqlite3.Row],
     return found
 
 
+_UNREADABLE_EVENT = ("this version cannot read it (it is damaged, or was written by a "
+                     "newer version)")
+
+
 def event_records(rows: Sequence[sqlite3.Row], warn: Warn) -> list[Event]:
+    """The events of the rows in order. A row may hold several (store/migrations.py, 5):
+    a list that cannot be read is skipped whole, an event in it that cannot be read alone."""
     found: list[Event] = []
     for row in rows:
+        count = row["count"]
+        if count == 1:
+            try:
+                found.append(event_from_json(row["json"]))
+            except DAMAGE:
+                warn(skipped("event", row, _UNREADABLE_EVENT))
+            continue
         try:
-            found.append(event_from_json(row["json"]))
+            items = json.loads(row["json"])
+            if not isinstance(items, list) or len(items) != count:
+                raise ValueError("not the list of events its row says")
         except DAMAGE:
-            warn(skipped("event", row, "this version cannot read it (it is damaged, or was "
-                                       "written by a newer version)"))
+            seq = row["seq"]
+            span = f"{seq}–{seq + count - 1}" if isinstance(seq, int) and isinstance(
+                count, int) else "?"
+            warn(skipped("events", row, "they are damaged in the store", position=span))
+            continue
+        for offset, item in enumerate(items):
+            try:
+                found.append(event_from_json(json.dumps(item)))
+            except DAMAGE:
+                warn(skipped("event", row, _UNREADABLE_EVENT,
+                             position=str(row["seq"] + offset)))
     return found
 
 
@@ -236,7 +263,8 @@ class SessionReads:
         """The session's events in order. An event this version cannot read is skipped."""
         with self._guard("read the events"):
             rows = self._db.execute(
-                "SELECT session_id, seq, json FROM events WHERE session_id = ? ORDER BY seq",
+                "SELECT session_id, seq, count, json FROM events WHERE session_id = ?"
+                " ORDER BY seq",
                 (session_id,),
             ).fetchall()
         return event_records(rows, self._warn)
