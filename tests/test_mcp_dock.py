@@ -148,7 +148,8 @@ def test_the_offer_starts_the_bundled_server_and_closing_the_window_stops_it(
     qtbot.mouseClick(dock.start_button, Qt.MouseButton.LeftButton)
     _settled(qtbot, window, START_MS)
     server = window.mcp.server
-    assert server is not None and server.running()
+    # The status says why a start failed (a port taken since free_port() chose it, ...).
+    assert server is not None and server.running(), window.mcp.status
     assert dock.status_text().startswith(f"Connected to {window.mcp.bundled_url}")
     assert not dock.offer_shown()
     assert str(server.pid) in dock.server_label.text()
