@@ -6,6 +6,7 @@ state whose unchanged parts are encoded once. Byte for byte, turn after turn."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -131,33 +132,42 @@ def _branch(parent: etree._Element, label: str, leaves: tuple[str, ...]) -> None
         etree.SubElement(box, f"{{{XHTML_NS}}}li").text = leaf
 
 
-def test_slotted_items_serialize_as_built_items_at_their_depth():
-    for depth in range(1, 6):
-        trees = []
-        for slots in (None, Slots()):
-            root = parent = etree.Element(f"{{{XHTML_NS}}}main", nsmap={None: XHTML_NS})
-            for _ in range(depth - 1):
-                parent = etree.SubElement(parent, f"{{{XHTML_NS}}}section")
+def built_both_ways(depth: int, container: str,
+                    fill: Callable[[etree._Element, Slots | None], None]) -> list[str]:
+    """`fill(parent, slots)` at `depth` (parents of tag `container`), serialized from the
+    full tree and from the slotted skeleton."""
+    trees = []
+    for slots in (None, Slots()):
+        root = parent = etree.Element(f"{{{XHTML_NS}}}main", nsmap={None: XHTML_NS})
+        for _ in range(depth - 1):
+            parent = etree.SubElement(parent, f"{{{XHTML_NS}}}{container}")
+            if container == "section":
                 etree.SubElement(parent, f"{{{XHTML_NS}}}h2").text = "head"
-            append_items(parent, [(_branch, ("a", ("x", "y"))), (_branch, ("b", ()))], slots)
-            trees.append(serialize(root) if slots is None else serialize_slotted(root, slots))
+        fill(parent, slots)
+        trees.append(serialize(root) if slots is None else serialize_slotted(root, slots))
+    return trees
+
+
+def test_slotted_items_serialize_as_built_items_at_their_depth():
+    def fill(parent: etree._Element, slots: Slots | None) -> None:
+        append_items(parent, [(_branch, ("a", ("x", "y"))), (_branch, ("b", ()))], slots)
+
+    for depth in range(1, 6):
+        trees = built_both_ways(depth, "section", fill)
         assert trees[0] == trees[1], depth
 
 
 def test_runs_between_siblings_and_runs_in_a_row_serialize_as_the_full_build():
+    def fill(parent: etree._Element, slots: Slots | None) -> None:
+        append_items(parent, [(_branch, ("first", ("x",)))], slots)  # before any child
+        etree.SubElement(parent, f"{{{XHTML_NS}}}p").text = "built"
+        append_items(parent, [(_branch, ("a", ("y", "z")))], slots)
+        append_items(parent, [(_branch, ("b", ())), (_branch, ("c", ("w",)))], slots)
+        etree.SubElement(parent, f"{{{XHTML_NS}}}p").text = "built again"
+        append_items(parent, [(_branch, ("last", ("v",)))], slots)  # at the end
+
     for depth in range(1, 5):
-        trees = []
-        for slots in (None, Slots()):
-            root = parent = etree.Element(f"{{{XHTML_NS}}}main", nsmap={None: XHTML_NS})
-            for _ in range(depth - 1):
-                parent = etree.SubElement(parent, f"{{{XHTML_NS}}}div")
-            append_items(parent, [(_branch, ("first", ("x",)))], slots)  # before any child
-            etree.SubElement(parent, f"{{{XHTML_NS}}}p").text = "built"
-            append_items(parent, [(_branch, ("a", ("y", "z")))], slots)
-            append_items(parent, [(_branch, ("b", ())), (_branch, ("c", ("w",)))], slots)
-            etree.SubElement(parent, f"{{{XHTML_NS}}}p").text = "built again"
-            append_items(parent, [(_branch, ("last", ("v",)))], slots)  # at the end
-            trees.append(serialize(root) if slots is None else serialize_slotted(root, slots))
+        trees = built_both_ways(depth, "div", fill)
         assert trees[0] == trees[1], depth
 
 

@@ -99,7 +99,7 @@ def test_a_rounds_answers_are_searchable_at_once_and_embedded_for_the_next_round
     async def go():
         for step in ("claims", "stances"):
             assert await session.perform(Action(id=step))
-        index = session.retrieval.index
+        index = session.retrieval.synced_index()
         assert not index.without_vectors()  # the corpus and the initial reasons
         client.hold = asyncio.Event()
         assert await session.perform(Action(id="round"))  # did not wait for embeddings

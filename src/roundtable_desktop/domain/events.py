@@ -131,3 +131,8 @@ EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 def event_from_json(data: str | bytes) -> Event:
     return EVENT_ADAPTER.validate_json(data)
+
+
+def event_from_data(data: object) -> Event:
+    """An event from JSON already parsed (an item of a stored list of events)."""
+    return EVENT_ADAPTER.validate_python(data)

@@ -47,6 +47,15 @@ def storable_text(text: str) -> str:
     return text
 
 
+def storable_utf8(text: str) -> bytes:
+    """`storable_text(text)` as UTF-8, encoded once when the text is sound (a large text
+    is not encoded twice to be checked)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: keep the rest of the text
+        return LONE_SURROGATE.sub(REPLACEMENT, text).encode("utf-8")
+
+
 def xml_text(text: str) -> str:
     """`text` that lxml accepts: surrogates replaced, other XML-illegal characters removed."""
     if XML_ILLEGAL.search(text) is None:  # most text is clean: one scan, no copy

@@ -131,9 +131,10 @@ class DebateRetrieval:
         return self._state()
 
     # -- the index --------------------------------------------------------------------
-    @property
-    def index(self) -> RetrievalIndex:
-        """The index, built from the state on first use (corpus, then past messages)."""
+    def synced_index(self) -> RetrievalIndex:
+        """The index, built from the state on first use (corpus, then past messages), with
+        the messages added since the last call. Each call walks the state's messages:
+        take it once per piece of work."""
         if self._index is None:
             self._index = RetrievalIndex.memory()
             self._index.add([d for a in self.state.agents for d in corpus_docs(self.state, a)])
@@ -150,7 +151,7 @@ class DebateRetrieval:
     def index_messages(self) -> None:
         """Index the messages the state has and the index lacks (a round's answers) in FTS
         now, and embed them in the background: used from the next round, not this one."""
-        _ = self.index
+        self.synced_index()
         self._start(self._embed_missing())
 
     def _start(self, work) -> None:
@@ -167,7 +168,7 @@ class DebateRetrieval:
         client = self._client()
         if client is self._lacking:
             return
-        index = self.index  # synced once: every access walks the state's messages
+        index = self.synced_index()
         missing = index.without_vectors()
         if not missing:
             return
@@ -230,7 +231,7 @@ class DebateRetrieval:
         client = self._client()
         queries = None if client is self._lacking else await self._embed(client, [crux, claims])
         crux_vec, claims_vec = queries if queries else (None, None)
-        index = self.index  # synced once, not once per agent
+        index = self.synced_index()
         hybrid = queries is not None and index.count(with_vectors=True) > 0
         picks = {}
         for agent in agents:

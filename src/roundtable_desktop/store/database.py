@@ -322,7 +322,10 @@ class SessionStore(SessionReads, CallWrites):
         _require_row(cur, session_id)
 
     def _insert_checkpoint(self, session_id: str, action: str, manifest: bytes, now: float) -> int:
-        seq = self._next_seq("checkpoints", session_id)
+        seq = int(self._db.execute(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoints WHERE session_id = ?",
+            (session_id,),
+        ).fetchone()[0])
         self._db.execute(
             "INSERT INTO checkpoints (session_id, seq, action, state_manifest, ts)"
             " VALUES (?, ?, ?, ?, ?)",
@@ -350,14 +353,6 @@ class SessionStore(SessionReads, CallWrites):
              texts[0] if one else f"[{','.join(texts)}]", len(events)),
         )
         return seq
-
-    def _next_seq(self, table: str, session_id: str) -> int:
-        # `table` is one of our own table names, never user input.
-        row = self._db.execute(
-            f"SELECT COALESCE(MAX(seq), 0) + 1 FROM {table} WHERE session_id = ?",
-            (session_id,),
-        ).fetchone()
-        return int(row[0])
 
     def reopen_session(self, session_id: str) -> SessionRecord:
         """Load a session to continue it, first closing calls a killed process left open."""

@@ -21,7 +21,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from roundtable_desktop.domain.events import Event, event_from_json
+from roundtable_desktop.domain.events import Event, event_from_data, event_from_json
 from roundtable_desktop.store.blobs import read_texts_or_none
 from roundtable_desktop.store.encoding import call_record
 from roundtable_desktop.store.errors import SessionNotFound, StoreError
@@ -130,7 +130,7 @@ def event_records(rows: Sequence[sqlite3.Row], warn: Warn) -> list[Event]:
             continue
         for offset, item in enumerate(items):
             try:
-                found.append(event_from_json(json.dumps(item)))
+                found.append(event_from_data(item))
             except DAMAGE:
                 warn(skipped("event", row, _UNREADABLE_EVENT,
                              position=str(row["seq"] + offset)))

@@ -21,9 +21,9 @@ import json
 from typing import Any
 
 from roundtable_desktop.domain.secrets import scrub
+from roundtable_desktop.domain.text import storable_utf8
 from roundtable_desktop.store.redaction import (
     storable_json_bytes,
-    storable_text,
     without_secret_fields,
 )
 
@@ -45,15 +45,8 @@ def request_text(request: dict[str, Any]) -> bytes:
             text = scrub(content)
             message["content"] = ""
             lengths.append(len(text))  # a lone surrogate becomes one U+FFFD: same length
-            texts.append(_utf8(text))
+            texts.append(storable_utf8(text))
     return b"".join([storable_json_bytes([lengths, body]), b"\n", *texts])
-
-
-def _utf8(text: str) -> bytes:
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: keep the rest of the text
-        return storable_text(text).encode("utf-8")
 
 
 def request_from_text(text: str) -> dict[str, Any]:
