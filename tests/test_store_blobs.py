@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from roundtable_desktop.domain.secrets import remember_secret
 from roundtable_desktop.store import blobs
 from roundtable_desktop.store.blobs import BlobWriter, read_text
 from roundtable_desktop.store.chunking import LINE
@@ -174,6 +175,16 @@ def test_a_lone_surrogate_in_a_state_given_as_json_text_is_stored_as_a_replaceme
 ):
     store.save_state(session_id, '{"note": "a \ud800 b"}')
     assert store.get_session(session_id).state == {"note": "a \ufffd b"}
+
+
+def test_a_known_secret_in_a_state_text_with_a_lone_surrogate_is_not_stored(
+    store, session_id
+):
+    remember_secret("sk-planted-0123456789abcdef")
+    store.save_state(session_id, '{"note": "a \ud800 sk-planted-0123456789abcdef"}')
+    assert "sk-planted" not in json.dumps(store.get_session(session_id).state)
+    stored = b"".join(row[0] for row in store._db.execute("SELECT data FROM blobs"))
+    assert b"sk-planted" not in stored
 
 
 def test_an_empty_state_reads_back_empty(store, session_id):

@@ -15,8 +15,9 @@ from typing import Any
 
 from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.domain.secrets import scrub_bytes
+from roundtable_desktop.domain.text import storable_utf8
 from roundtable_desktop.store.records import CallRecord
-from roundtable_desktop.store.redaction import storable_json_bytes, storable_text
+from roundtable_desktop.store.redaction import storable_json_bytes
 from roundtable_desktop.store.request_text import request_from_text
 
 
@@ -27,10 +28,7 @@ def state_bytes(state: dict[str, Any] | str | bytes) -> bytes:
         return scrub_bytes(state)
     if not isinstance(state, str):
         return storable_json_bytes(state)
-    try:
-        return scrub_bytes(state.encode("utf-8"))
-    except UnicodeEncodeError:  # a lone surrogate: keep the rest of the text
-        return storable_text(state).encode("utf-8")
+    return scrub_bytes(storable_utf8(state))
 
 
 def layers_bytes(layers: Sequence[LayerText]) -> bytes:
