@@ -29,7 +29,7 @@ from roundtable_desktop.context.roundtable_document import (
 )
 from roundtable_desktop.domain.catalog import Suggestion, WatchItem
 from roundtable_desktop.domain.meeting import MeetingState, Note, TranscriptKind, TranscriptLine
-from roundtable_desktop.domain.text import label_text
+from roundtable_desktop.domain.text import label_text, storable_utf8
 from roundtable_desktop.domain.tools import ToolCall, ToolResult, ToolStatus
 from roundtable_desktop.protocols.roundtable import RoundtableSession
 from roundtable_desktop.protocols.roundtable_saved import saved_json
@@ -46,6 +46,8 @@ PROTOCOL = "# Rules\n\nSpeak briefly.\n- one\n- two\n\nThen pass."
 def fast_and_full(state: MeetingState) -> tuple[str, str]:
     fast = serialize_roundtable_document(state, protocol_text=PROTOCOL, tool_lines=TOOLS)
     full = serialize(build_roundtable_document(state, protocol_text=PROTOCOL, tool_lines=TOOLS))
+    # What the store is handed for the text, remembered or encoded, is its UTF-8.
+    assert storable_utf8(fast) == fast.encode("utf-8")
     return fast, full
 
 
@@ -82,6 +84,24 @@ def test_a_changed_candidate_list_is_rebuilt(meeting_state):
     meeting_state.candidates[0] = first.model_copy(update={"title": "A new title"})
     fast, full = fast_and_full(meeting_state)
     assert fast == full and "A new title" in fast
+
+
+def test_the_window_hands_the_store_its_utf8_without_encoding_it_again(meeting_state):
+    meeting_state.candidates[0] = meeting_state.candidates[0].model_copy(
+        update={"title": "Launch day \U0001f680"})  # one emoji: the whole text is 4 bytes a char
+    fast, full = fast_and_full(meeting_state)
+    # The same bytes object both times: remembered from the cached candidate list's UTF-8,
+    # not encoded (an encoding makes a new object each time).
+    assert storable_utf8(fast) is storable_utf8(fast)
+    assert storable_utf8(full) is not storable_utf8(full)  # an equal text, not that object
+
+
+def test_the_remembered_utf8_follows_a_changed_candidate_list(meeting_state):
+    fast_and_full(meeting_state)
+    meeting_state.candidates[0] = meeting_state.candidates[0].model_copy(
+        update={"title": "Now with \u00e9 and \U0001f3b8"})
+    fast, _ = fast_and_full(meeting_state)  # asserts the bytes are the new text's
+    assert "\U0001f3b8".encode() in storable_utf8(fast)
 
 
 def test_the_slot_mark_in_untrusted_text_moves_nothing(meeting_state):
@@ -146,6 +166,20 @@ def built_both_ways(depth: int, container: str,
         fill(parent, slots)
         trees.append(serialize(root) if slots is None else serialize_slotted(root, slots))
     return trees
+
+
+def test_runs_given_with_their_utf8_give_the_whole_texts_utf8():
+    root = etree.Element(f"{{{XHTML_NS}}}main", nsmap={None: XHTML_NS})
+    first, second = etree.SubElement(root, f"{{{XHTML_NS}}}ol"), etree.SubElement(root, "p")
+    slots = Slots()
+    cached = "\n    <li>caf\u00e9 \U0001f642</li>"
+    slots.put(first, cached, 2, cached.encode())
+    slots.put(first, "\n    <li>built</li>", 2)  # joins the run: its UTF-8 is not known
+    second.text = "between"
+    slots.put(root, "\n  <p>\u65e5\u672c</p>", 1, "\n  <p>\u65e5\u672c</p>".encode())
+    text = serialize_slotted(root, slots)
+    assert storable_utf8(text) is storable_utf8(text)
+    assert storable_utf8(text) == text.encode()
 
 
 def test_slotted_items_serialize_as_built_items_at_their_depth():

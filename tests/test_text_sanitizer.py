@@ -9,7 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roundtable_desktop.context.sanitize import clean_text
-from roundtable_desktop.domain.text import label_text, storable_text, xml_text
+from roundtable_desktop.domain.text import (
+    label_text,
+    remember_utf8,
+    storable_text,
+    storable_utf8,
+    xml_text,
+)
 from roundtable_desktop.store import export
 from roundtable_desktop.store.redaction import storable_json
 from roundtable_desktop.store.redaction import storable_text as store_storable_text
@@ -135,3 +141,20 @@ def test_a_label_never_holds_a_bidi_control_or_a_surrogate(text):
 def test_sanitizing_twice_changes_nothing_more(text):
     assert xml_text(xml_text(text)) == xml_text(text)
     assert label_text(label_text(text)) == label_text(text)
+
+
+def test_remembered_utf8_is_given_for_that_text_object_only():
+    text = "caf\u00e9 " * 1000
+    data = text.encode()
+    remember_utf8(text, data)
+    assert storable_utf8(text) is data
+    equal = "".join(["caf\u00e9 "] * 1000)  # equal, another object: encoded as ever
+    assert storable_utf8(equal) == data and storable_utf8(equal) is not data
+
+
+def test_only_the_newest_remembered_texts_are_kept():
+    texts = [f"text {i} \u00e9" for i in range(40)]
+    for text in texts:
+        remember_utf8(text, text.encode())
+    assert storable_utf8(texts[-1]) is storable_utf8(texts[-1])
+    assert storable_utf8(texts[0]) is not storable_utf8(texts[0])

@@ -12,6 +12,7 @@ indentation.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from functools import lru_cache
 from typing import Any
 
@@ -19,6 +20,7 @@ from lxml import etree
 from pydantic import BaseModel
 
 from roundtable_desktop.context.tokens import estimate_tokens
+from roundtable_desktop.domain.text import remember_utf8
 
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 # The id of every context-window document's root: the view and the parser find it by it.
@@ -53,18 +55,22 @@ def serialize(element: etree._Element) -> str:
 class Slots:
     """The item runs a skeleton leaves out, as text, in document order."""
 
-    __slots__ = ("_holder", "texts")
+    __slots__ = ("_holder", "texts", "utf8")
 
     def __init__(self) -> None:
         # Each run: its items, each after its own line break and indentation; their depth.
         self.texts: list[tuple[str, int]] = []
+        # Each run's UTF-8 when its producer kept it (a cached run), else None.
+        self.utf8: list[bytes | None] = []
         # Where the last mark is: in an element's tail (True) or its text (False).
         self._holder: tuple[etree._Element, bool] | None = None
 
-    def put(self, parent: etree._Element, text: str, depth: int) -> None:
+    def put(self, parent: etree._Element, text: str, depth: int,
+            utf8: bytes | None = None) -> None:
         """Mark the place after `parent`'s children so far as where `text` (items at
         `depth`, `parent`'s depth + 1) goes. More children may follow; a run put right
-        after another, in the same place, joins it."""
+        after another, in the same place, joins it. `utf8`, if given, is
+        `text.encode("utf-8")`, kept by a caller that caches the run."""
         in_tail = len(parent) > 0
         element = parent[-1] if in_tail else parent
         there = element.tail if in_tail else element.text
@@ -72,6 +78,8 @@ class Slots:
         if there == SLOT_MARK and held is not None and held[0] is element and held[1] == in_tail:
             items, run_depth = self.texts[-1]
             self.texts[-1] = (items + text, run_depth)
+            before = self.utf8[-1]
+            self.utf8[-1] = None if before is None or utf8 is None else before + utf8
             return
         if there:
             raise ValueError("a slot cannot share its place with text")
@@ -81,6 +89,7 @@ class Slots:
             element.text = SLOT_MARK
         self._holder = (element, in_tail)
         self.texts.append((text, depth))
+        self.utf8.append(utf8)
 
 
 def append_items(parent: etree._Element, items: Sequence[Item], slots: Slots | None) -> None:
@@ -130,7 +139,8 @@ def item_text(build: ItemBuilder, depth: int, args: tuple[Any, ...]) -> str:
 
 def serialize_slotted(element: etree._Element, slots: Slots) -> str:
     """`serialize` of the skeleton with every slot's text put back: the bytes of the full
-    tree."""
+    tree. When a run came with its UTF-8, the text's UTF-8 is joined from the parts too
+    and remembered for the store (`remember_utf8`), which then need not encode it."""
     parts = serialize(element).split(SLOT_MARK)
     if len(parts) != len(slots.texts) + 1:
         raise ValueError(f"{len(parts) - 1} slot marks for {len(slots.texts)} slots")
@@ -141,7 +151,18 @@ def serialize_slotted(element: etree._Element, slots: Slots) -> str:
         # (the mark took the place of the whitespace `etree.indent` would have put there).
         out.append("\n" + INDENT * (depth - 1 if part.startswith("</") else depth))
         out.append(part)
-    return "".join(out)
+    whole = "".join(out)
+    if any(slots.utf8):
+        # The runs sit at out[1], out[4], ...: every third part from the second.
+        known = dict(zip(range(1, len(out), 3), slots.utf8, strict=True))
+        # lxml never yields a lone surrogate; were one there, the store would encode the
+        # text itself and replace it, as ever.
+        with suppress(UnicodeEncodeError):
+            remember_utf8(whole, b"".join([
+                data if (data := known.get(i)) is not None else piece.encode("utf-8")
+                for i, piece in enumerate(out)
+            ]))
+    return whole
 
 
 def canonical(xml_text: str) -> str:

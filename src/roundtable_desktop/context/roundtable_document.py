@@ -223,28 +223,32 @@ def _candidates(root: etree._Element, state: MeetingState, slots: Slots | None) 
                      None)
     else:  # the list is most of the document: skip even the per-item cache lookups
         depth = depth_of(lst) + 1
-        slots.put(lst, _candidates_text(state.candidates, depth), depth)
+        text, utf8 = _candidates_text(state.candidates, depth)
+        slots.put(lst, text, depth, utf8)
 
 
 def _candidate_args(c: Candidate) -> tuple[str, ...]:
     return (c.id, c.title, c.channel, c.duration, c.published, c.thumbnail_url, c.description)
 
 
-# The last candidate list serialized and its text. Candidates are frozen, so the same
-# objects in the same order give the same text; the tuple keeps them alive (no reused ids).
-_last_candidates: tuple[tuple[Candidate, ...], int, str] = ((), 0, "")
+# The last candidate list serialized, its text and the text's UTF-8 (which the store then
+# need not encode again). Candidates are frozen, so the same objects in the same order
+# give the same text; the tuple keeps them alive (no reused ids).
+_last_candidates: tuple[tuple[Candidate, ...], int, str, bytes] = ((), 0, "", b"")
 
 
-def _candidates_text(candidates: list[Candidate], depth: int) -> str:
+def _candidates_text(candidates: list[Candidate], depth: int) -> tuple[str, bytes]:
     global _last_candidates
-    seen, seen_depth, text = _last_candidates
+    seen, seen_depth, text, utf8 = _last_candidates
     if (seen_depth == depth and len(seen) == len(candidates)
             and all(map(operator.is_, seen, candidates))):
-        return text
+        return text, utf8
     text = run_text([item_text(candidate_item, depth, _candidate_args(c))
                      for c in candidates], depth)
-    _last_candidates = (tuple(candidates), depth, text)
-    return text
+    # Item texts are clean (no lone surrogate): encoding cannot fail.
+    utf8 = text.encode("utf-8")
+    _last_candidates = (tuple(candidates), depth, text, utf8)
+    return text, utf8
 
 
 _PREFIX = {

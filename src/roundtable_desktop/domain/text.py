@@ -47,9 +47,29 @@ def storable_text(text: str) -> str:
     return text
 
 
+# UTF-8 of large texts their producer joined from parts it had encoded already (a context
+# window is mostly the same candidate list turn after turn; encoding 150 KB of text that
+# holds one emoji costs CPython ~2 ns a character). Keyed by the text's identity, each
+# entry holding the text itself, so no id is reused while it is kept; the newest few.
+_KNOWN_UTF8: dict[int, tuple[str, bytes]] = {}
+_KNOWN_UTF8_KEPT = 8
+
+
+def remember_utf8(text: str, data: bytes) -> None:
+    """Let `storable_utf8(text)` give `data` for this very text object (not an equal one)
+    without encoding it. `data` must be `text.encode("utf-8")`: the caller's guarantee."""
+    _KNOWN_UTF8.pop(id(text), None)
+    _KNOWN_UTF8[id(text)] = (text, data)
+    while len(_KNOWN_UTF8) > _KNOWN_UTF8_KEPT:
+        del _KNOWN_UTF8[next(iter(_KNOWN_UTF8))]
+
+
 def storable_utf8(text: str) -> bytes:
     """`storable_text(text)` as UTF-8, encoded once when the text is sound (a large text
-    is not encoded twice to be checked)."""
+    is not encoded twice to be checked), or not at all when its producer remembered it."""
+    known = _KNOWN_UTF8.get(id(text))
+    if known is not None and known[0] is text:
+        return known[1]
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: keep the rest of the text
