@@ -14,6 +14,7 @@ from roundtable_desktop.domain.text import (
     remember_utf8,
     storable_text,
     storable_utf8,
+    storable_utf8_pieces,
     xml_text,
 )
 from roundtable_desktop.store import export
@@ -145,16 +146,18 @@ def test_sanitizing_twice_changes_nothing_more(text):
 
 def test_remembered_utf8_is_given_for_that_text_object_only():
     text = "caf\u00e9 " * 1000
-    data = text.encode()
-    remember_utf8(text, data)
-    assert storable_utf8(text) is data
+    head, tail = text[:2000].encode(), text[2000:].encode()
+    remember_utf8(text, [head, tail])
+    assert storable_utf8_pieces(text)[0] is head and storable_utf8_pieces(text)[1] is tail
+    assert storable_utf8(text) == text.encode()
     equal = "".join(["caf\u00e9 "] * 1000)  # equal, another object: encoded as ever
-    assert storable_utf8(equal) == data and storable_utf8(equal) is not data
+    assert storable_utf8_pieces(equal) == [text.encode()]
 
 
 def test_only_the_newest_remembered_texts_are_kept():
     texts = [f"text {i} \u00e9" for i in range(40)]
-    for text in texts:
-        remember_utf8(text, text.encode())
-    assert storable_utf8(texts[-1]) is storable_utf8(texts[-1])
-    assert storable_utf8(texts[0]) is not storable_utf8(texts[0])
+    pieces = [[text.encode()] for text in texts]
+    for text, encoded in zip(texts, pieces, strict=True):
+        remember_utf8(text, encoded)
+    assert storable_utf8_pieces(texts[-1])[0] is pieces[-1][0]
+    assert storable_utf8_pieces(texts[0])[0] is not pieces[0][0]

@@ -158,10 +158,10 @@ def serialize_slotted(element: etree._Element, slots: Slots) -> str:
         # lxml never yields a lone surrogate; were one there, the store would encode the
         # text itself and replace it, as ever.
         with suppress(UnicodeEncodeError):
-            remember_utf8(whole, b"".join([
+            remember_utf8(whole, [
                 data if (data := known.get(i)) is not None else piece.encode("utf-8")
                 for i, piece in enumerate(out)
-            ]))
+            ])
     return whole
 
 

@@ -18,6 +18,7 @@ not import anything outside the standard library.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 REPLACEMENT = "\ufffd"
 
@@ -49,17 +50,20 @@ def storable_text(text: str) -> str:
 
 # UTF-8 of large texts their producer joined from parts it had encoded already (a context
 # window is mostly the same candidate list turn after turn; encoding 150 KB of text that
-# holds one emoji costs CPython ~2 ns a character). Keyed by the text's identity, each
-# entry holding the text itself, so no id is reused while it is kept; the newest few.
-_KNOWN_UTF8: dict[int, tuple[str, bytes]] = {}
+# holds one emoji costs CPython ~2 ns a character). Kept as the parts' UTF-8, in order:
+# the store takes them as they are, an unchanged part the same object as the turn before.
+# Keyed by the text's identity, each entry holding the text itself, so no id is reused
+# while it is kept; the newest few.
+_KNOWN_UTF8: dict[int, tuple[str, tuple[bytes, ...]]] = {}
 _KNOWN_UTF8_KEPT = 8
 
 
-def remember_utf8(text: str, data: bytes) -> None:
-    """Let `storable_utf8(text)` give `data` for this very text object (not an equal one)
-    without encoding it. `data` must be `text.encode("utf-8")`: the caller's guarantee."""
+def remember_utf8(text: str, pieces: Sequence[bytes]) -> None:
+    """Let `storable_utf8(text)` and `storable_utf8_pieces(text)` give the join of
+    `pieces`, and the pieces, for this very text object (not an equal one) without
+    encoding it. Their join must be `text.encode("utf-8")`: the caller's guarantee."""
     _KNOWN_UTF8.pop(id(text), None)
-    _KNOWN_UTF8[id(text)] = (text, data)
+    _KNOWN_UTF8[id(text)] = (text, tuple(pieces))
     while len(_KNOWN_UTF8) > _KNOWN_UTF8_KEPT:
         del _KNOWN_UTF8[next(iter(_KNOWN_UTF8))]
 
@@ -69,11 +73,20 @@ def storable_utf8(text: str) -> bytes:
     is not encoded twice to be checked), or not at all when its producer remembered it."""
     known = _KNOWN_UTF8.get(id(text))
     if known is not None and known[0] is text:
-        return known[1]
+        return b"".join(known[1])
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: keep the rest of the text
         return LONE_SURROGATE.sub(REPLACEMENT, text).encode("utf-8")
+
+
+def storable_utf8_pieces(text: str) -> list[bytes]:
+    """`storable_utf8(text)` in pieces whose join it is: those its producer remembered,
+    else the one whole encoding."""
+    known = _KNOWN_UTF8.get(id(text))
+    if known is not None and known[0] is text:
+        return list(known[1])
+    return [storable_utf8(text)]
 
 
 def xml_text(text: str) -> str:

@@ -146,6 +146,12 @@ class SessionProtocol(ModelCaller):
         """`state_dict()` encoded as JSON; kinds with a pydantic state override it (faster)."""
         return json.dumps(self.state_dict(), ensure_ascii=False, separators=(",", ":"))
 
+    def stored_state(self) -> str | bytes | list[bytes]:
+        """What the store saves after each action: `state_json()`, or UTF-8 JSON in pieces
+        whose join it is (a kind that keeps its unchanged parts encoded hands them over
+        as the same objects, which the store then skips)."""
+        return self.state_json()
+
     def attach_mcp(self, connection: Any) -> bool:
         """Use an MCP connection's tools; False when this kind uses none."""
         return False

@@ -55,7 +55,7 @@ class SessionHandle:
 
 def _wire(session: SessionProtocol, store: SessionStore, session_id: str,
           kind: str) -> SessionHandle:
-    recorder = SessionRecorder(store, session_id, session.state_json)
+    recorder = SessionRecorder(store, session_id, session.stored_state)
     # The recorder listens first so a request row is on disk before the request is sent,
     # and critically: a write that fails is raised to the protocol, which stops.
     session.bus.subscribe(recorder, first=True, critical=True)
@@ -89,7 +89,7 @@ def record_session(session: SessionProtocol, *, kind: str, store: SessionStore,
     """Store a session made by the caller (a registered kind's, or a build that is never
     opened live), lock it, and wire its recorder to its bus."""
     title = session.title
-    session_id = store.create_session(kind, scenario, title, session.state_json(),
+    session_id = store.create_session(kind, scenario, title, session.stored_state(),
                                       meta={"model": model, "provider": provider,
                                             "endpoint": client.endpoint})
     store.lock_session(session_id)

@@ -8,7 +8,8 @@ private-note line (frozen too) while its list starts with the same lines, encodi
 the lines added;
 it joins them with the other fields, giving the bytes pydantic gives for the whole
 `_Saved` model. Bytes, not str: the store takes them as they are, so nothing
-decodes and re-encodes a large state.
+decodes and re-encodes a large state; and in pieces (`pieces`), the unchanged ones the
+same objects as before, so the store does not even compare them again.
 Must not change the state or decide what is saved (that is `RoundtableSession.state_dict`).
 """
 
@@ -88,8 +89,13 @@ class SavedStateEncoder:
 
     def encode(self, meeting: MeetingState, prompts: PromptSnapshot | None, model: str,
                provider: str) -> bytes:
+        return b"".join(self.pieces(meeting, prompts, model, provider))
+
+    def pieces(self, meeting: MeetingState, prompts: PromptSnapshot | None, model: str,
+               provider: str) -> list[bytes]:
+        """`encode` in pieces whose join it is, what did not change the same objects as
+        last time (the store then skips them, store/blobs.py)."""
         serializer = MeetingState.__pydantic_serializer__
-        # One join at the end: the state is ~150 KB, and each `+` would copy all of it.
         out = [b'{"meeting":{']
         for i, segment in enumerate(_SEGMENTS):
             if i:
@@ -109,7 +115,7 @@ class SavedStateEncoder:
             _SavedRest(prompts=prompts, model=model, provider=provider))
         out.append(b"},")
         out.append(rest[1:])
-        return b"".join(out)
+        return out
 
     def _candidates_text(self, candidates: list[Candidate]) -> bytes:
         seen = self._candidates

@@ -12,9 +12,11 @@ are shared within a session, where versions repeat each other, and deleting a se
 deletes its chunks with it (a foreign-key cascade) without scanning the others.
 
 `BlobWriter` remembers the last version written under a few keys (a session's state,
-an actor's last request) so the next version is cut against it cheaply. What it
-remembers is referenced by a row that was committed; a transaction that rolls back
-must call `forget()`, so a chunk that was never committed is never reused.
+an actor's last request) so the next version is cut against it cheaply; a text may come
+in pieces, and a large piece handed over again as the same object (the cached candidate
+list) is taken as it is, not compared. What it remembers is referenced by a row that was
+committed; a transaction that rolls back must call `forget()`, so a chunk that was
+never committed is never reused.
 Must not open connections or commit: every method runs inside the caller's
 transaction. Must not know about calls, checkpoints or events.
 """
@@ -22,6 +24,7 @@ transaction. Must not know about calls, checkpoints or events.
 from __future__ import annotations
 
 import hashlib
+import operator
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
@@ -36,6 +39,8 @@ DIGEST_SIZE = 16
 _READ_BATCH = 500
 # Versions remembered (a session's state and each actor's last request): a few MB at most.
 _REMEMBERED = 32
+# A piece this long is a part of its own (see BlobWriter.put); shorter ones are joined.
+LARGE_PIECE = 4096
 _INSERT = "INSERT OR IGNORE INTO blobs (hash, session_id, data) VALUES (?, ?, ?)"
 
 
@@ -118,14 +123,43 @@ def _fetch(db: sqlite3.Connection, wanted: set[bytes]) -> dict[bytes, bytes]:
 
 
 @dataclass(frozen=True)
-class _Version:
-    """A text as written: its bytes, its chunks' offsets (0 to its length) and its
-    manifest (the chunks' hashes, DIGEST_SIZE bytes each, in order)."""
+class _Part:
+    """A stretch of a text as written: its bytes, its chunks' offsets (0 to its length)
+    and its manifest (the chunks' hashes, DIGEST_SIZE bytes each, in order)."""
 
-    session_id: str
     data: bytes
     bounds: list[int]
     manifest: bytes
+
+
+_NO_PART = _Part(b"", [0], b"")
+
+
+@dataclass(frozen=True)
+class _Version:
+    """A text as written: its parts, in order (their manifests joined are its manifest)."""
+
+    session_id: str
+    parts: tuple[_Part, ...]
+    manifest: bytes
+
+
+def _grouped(pieces: Sequence[bytes]) -> list[bytes]:
+    """The pieces with every run of small ones joined: a large piece stays a part of its
+    own, which the next version may hand over again as the very same object."""
+    parts: list[bytes] = []
+    small: list[bytes] = []
+    for piece in pieces:
+        if len(piece) >= LARGE_PIECE:
+            if small:
+                parts.append(b"".join(small))
+                small = []
+            parts.append(piece)
+        elif piece:
+            small.append(piece)
+    if small:
+        parts.append(b"".join(small))
+    return parts
 
 
 class BlobWriter:
@@ -138,25 +172,41 @@ class BlobWriter:
     def put(
         self,
         session_id: str,
-        data: bytes,
+        data: bytes | Sequence[bytes],
         keys: Sequence[Hashable] = (),
         separator: bytes | None = None,
     ) -> bytes:
-        """Store `data` as chunks of a session (inside the caller's transaction) and return
-        its manifest.
+        """Store `data` (bytes, or pieces whose join is the text) as chunks of a session,
+        inside the caller's transaction, and return its manifest.
 
         The first key with a remembered version of this session is the one `data` is cut
-        against; the new version is remembered under every key.
+        against, part by part: a large piece (LARGE_PIECE or more) is a part, each run of
+        smaller ones another, and no chunk spans two parts. A part that is the previous
+        version's part again (the same object, or equal bytes) is not looked at twice:
+        a producer that hands over its unchanged pieces as the same objects (a cached
+        candidate list) costs nothing for them. The new version is remembered under every
+        key.
         """
         previous = next(
             (v for v in (self._versions.get(k) for k in keys)
              if v is not None and v.session_id == session_id),
             None,
         )
-        if previous is not None and previous.data == data:
-            version = previous
-        else:
-            version = self._cut(session_id, data, previous, separator)
+        datas = _grouped([data] if isinstance(data, bytes) else data)
+        old_parts = previous.parts if previous is not None else ()
+        fresh: list[tuple[bytes, str, bytes]] = []
+        parts = tuple(
+            old if (old := old_parts[i] if i < len(old_parts) else None) is not None
+            and (old.data is part or old.data == part)
+            else self._cut(session_id, part, old, separator, fresh)
+            for i, part in enumerate(datas)
+        )
+        if fresh:
+            self._db.executemany(_INSERT, fresh)
+        same = (previous is not None and len(parts) == len(previous.parts)
+                and all(map(operator.is_, parts, previous.parts)))
+        version = (previous if same and previous is not None
+                   else _Version(session_id, parts, b"".join(p.manifest for p in parts)))
         for key in keys:
             self._versions[key] = version
             self._versions.move_to_end(key)
@@ -168,17 +218,20 @@ class BlobWriter:
         """Drop every remembered version (after a rollback, or a deletion)."""
         self._versions.clear()
 
+    @staticmethod
     def _cut(
-        self, session_id: str, data: bytes, previous: _Version | None, separator: bytes | None
-    ) -> _Version:
+        session_id: str, data: bytes, previous: _Part | None, separator: bytes | None,
+        fresh: list[tuple[bytes, str, bytes]],
+    ) -> _Part:
+        """`data` as chunks, cut against `previous` (a part of the last version), the
+        chunks not in it added to `fresh` as rows to insert."""
         if previous is None:
             runs = [Run(fresh=tuple(split_chunks(data, separator)))]
-            old = _Version(session_id, b"", [0], b"")
+            old = _NO_PART
         else:
             runs = rechunk(data, previous.data, previous.bounds, separator)
             old = previous
         digest = Hasher(session_id)
-        fresh: list[tuple[bytes, str, bytes]] = []
         manifest: list[bytes] = []
         bounds = [0]
         # A run of previous chunks adds a slice of the previous manifest and its bounds
@@ -193,6 +246,4 @@ class BlobWriter:
                 shift = bounds[-1] - old.bounds[first]
                 manifest.append(old.manifest[first * DIGEST_SIZE : stop * DIGEST_SIZE])
                 bounds.extend(map(shift.__add__, old.bounds[first + 1 : stop + 1]))
-        if fresh:
-            self._db.executemany(_INSERT, fresh)
-        return _Version(session_id, data, bounds, b"".join(manifest))
+        return _Part(data, bounds, b"".join(manifest))

@@ -23,7 +23,7 @@ from roundtable_desktop.store.chunking import JSON_LINE, LINE
 from roundtable_desktop.store.encoding import layers_bytes
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.store.redaction import storable_text
-from roundtable_desktop.store.request_text import request_text
+from roundtable_desktop.store.request_text import request_pieces
 
 
 class CallWrites:
@@ -57,7 +57,7 @@ class CallWrites:
         The body is cut against the same actor's previous request (or else the
         session's), so a turn stores the sections that changed, not the whole window.
         """
-        body, layer_list = request_text(request), layers_bytes(layers)
+        body, layer_list = request_pieces(request), layers_bytes(layers)
         with self._guard("record the request", session_id, write=True), self._transaction():
             request_manifest = self._blobs.put(
                 session_id, body, [("request", session_id, actor_id), ("request", session_id)],

@@ -55,7 +55,7 @@ from roundtable_desktop.store.connection import (
     open_readonly,
     page_warnings,
 )
-from roundtable_desktop.store.encoding import state_bytes
+from roundtable_desktop.store.encoding import StoredState, state_bytes
 from roundtable_desktop.store.errors import SessionNotFound, StoreError, sqlite_error
 from roundtable_desktop.store.reading import SessionReads
 from roundtable_desktop.store.records import SessionRecord
@@ -227,10 +227,11 @@ class SessionStore(SessionReads, CallWrites):
         kind: str,
         scenario: str,
         title: str,
-        state: dict[str, Any] | str | bytes,
+        state: StoredState,
         meta: dict[str, Any] | None = None,
     ) -> str:
-        """A new active session; `state` may come already encoded as JSON (str or bytes)."""
+        """A new active session; `state` may come already encoded as JSON (str, bytes or
+        pieces, see StoredState)."""
         session_id = uuid.uuid4().hex
         now = self._clock()
         with self._guard("create a session", write=True), self._transaction():
@@ -245,7 +246,7 @@ class SessionStore(SessionReads, CallWrites):
         return session_id
 
     def save_state(
-        self, session_id: str, state: dict[str, Any] | str | bytes, status: str | None = None
+        self, session_id: str, state: StoredState, status: str | None = None
     ) -> None:
         _check_status(status)
         with self._guard("save the session state", session_id, write=True), self._transaction():
@@ -273,15 +274,15 @@ class SessionStore(SessionReads, CallWrites):
         session_id: str,
         *,
         action: str,
-        state: dict[str, Any] | str | bytes,
+        state: StoredState,
         events: list[Event],
         status: str | None = None,
     ) -> None:
         """After an action: its events, the new state and a checkpoint in one transaction.
 
-        `state` may come already encoded as JSON (a protocol's own fast dump, str or
-        UTF-8 bytes); it is stored once, as chunks the previous state shares, and both
-        the session row and the checkpoint keep its manifest.
+        `state` may come already encoded as JSON (a protocol's own fast dump, str, UTF-8
+        bytes or pieces); it is stored once, as chunks the previous state shares, and
+        both the session row and the checkpoint keep its manifest.
         """
         _check_status(status)
         now = self._clock()
@@ -299,7 +300,7 @@ class SessionStore(SessionReads, CallWrites):
             self._insert_events(session_id, events)
 
     def add_checkpoint(
-        self, session_id: str, action: str, state: dict[str, Any] | str | bytes
+        self, session_id: str, action: str, state: StoredState
     ) -> int:
         """Record the state after an action; returns the checkpoint's position."""
         with self._guard("save a checkpoint", session_id, write=True), self._transaction():
@@ -307,7 +308,7 @@ class SessionStore(SessionReads, CallWrites):
                                            self._put_state(session_id, state), self._clock())
 
     # The statements below run inside the caller's guard and transaction.
-    def _put_state(self, session_id: str, state: dict[str, Any] | str | bytes) -> bytes:
+    def _put_state(self, session_id: str, state: StoredState) -> bytes:
         return self._blobs.put(session_id, state_bytes(state), [("state", session_id)],
                                JSON_OBJECT)
 

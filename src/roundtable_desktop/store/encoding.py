@@ -20,12 +20,21 @@ from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.store.redaction import storable_json_bytes
 from roundtable_desktop.store.request_text import request_from_text
 
+# A state as the store takes it: a JSON-able dict, JSON text, UTF-8 JSON bytes, or UTF-8
+# JSON in pieces whose join is the JSON (a kind that keeps its unchanged parts encoded
+# hands them over as the same objects, and the store does not look at them again).
+StoredState = dict[str, Any] | str | bytes | list[bytes]
 
-def state_bytes(state: dict[str, Any] | str | bytes) -> bytes:
-    """A state as UTF-8 JSON. Given as bytes, it is taken to be that already (a pydantic
-    `to_json` dump), which saves decoding and encoding a large state twice a turn."""
+
+def state_bytes(state: StoredState) -> bytes | list[bytes]:
+    """A state as UTF-8 JSON, or its pieces. Given as bytes, it is taken to be that
+    already (a pydantic `to_json` dump), which saves decoding and encoding a large state
+    twice a turn. Pieces are scrubbed one by one: each is whole JSON values and syntax,
+    so a secret (inside one string) never spans two."""
     if isinstance(state, bytes):
         return scrub_bytes(state)
+    if isinstance(state, list):
+        return [scrub_bytes(piece) for piece in state]
     if not isinstance(state, str):
         return storable_json_bytes(state)
     return scrub_bytes(storable_utf8(state))

@@ -27,7 +27,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from roundtable_desktop.domain.calls import CallOutcome
 from roundtable_desktop.domain.events import (
@@ -39,6 +38,7 @@ from roundtable_desktop.domain.events import (
     TokenReceived,
 )
 from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.store.encoding import StoredState
 from roundtable_desktop.store.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ class SessionRecorder:
         self,
         store: SessionStore,
         session_id: str,
-        protocol_state: Callable[[], dict[str, Any] | str | bytes],
+        protocol_state: Callable[[], StoredState],
         *,
         flush_every: float = 0.5,
         clock: Callable[[], float] = time.monotonic,

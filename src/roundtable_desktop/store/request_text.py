@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from roundtable_desktop.domain.secrets import scrub
-from roundtable_desktop.domain.text import storable_utf8
+from roundtable_desktop.domain.text import storable_utf8_pieces
 from roundtable_desktop.store.redaction import (
     storable_json_bytes,
     without_secret_fields,
@@ -32,6 +32,13 @@ _HEADER_END = "\n"
 
 def request_text(request: dict[str, Any]) -> bytes:
     """The request body (credential fields dropped) as stored: header line, then texts."""
+    return b"".join(request_pieces(request))
+
+
+def request_pieces(request: dict[str, Any]) -> list[bytes]:
+    """`request_text` in pieces whose join it is: a message text its producer remembered
+    in parts (domain/text.py, the context window) comes as those parts, which the store
+    takes as they are."""
     body = without_secret_fields(request)  # a copy: its messages may be emptied below
     messages = body.get("messages")
     lengths: list[int | None] = []
@@ -45,8 +52,8 @@ def request_text(request: dict[str, Any]) -> bytes:
             text = scrub(content)
             message["content"] = ""
             lengths.append(len(text))  # a lone surrogate becomes one U+FFFD: same length
-            texts.append(storable_utf8(text))
-    return b"".join([storable_json_bytes([lengths, body]), b"\n", *texts])
+            texts.extend(storable_utf8_pieces(text))
+    return [storable_json_bytes([lengths, body]), b"\n", *texts]
 
 
 def request_from_text(text: str) -> dict[str, Any]:
