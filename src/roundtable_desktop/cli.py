@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from roundtable_desktop import __version__
+from roundtable_desktop.allocator import keep_large_buffers_mapped
 from roundtable_desktop.cli_output import (
     MeetingPrinter,
     emit_text,
@@ -483,6 +484,7 @@ def _open_window(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    keep_large_buffers_mapped()  # before the first turn: see allocator.py
     if not argv or argv[0].startswith("--self-test") or argv[0] in {"--presenter",
                                                                      NO_SANDBOX_OPTION}:
         return _exit(lambda: _open_window(argv))
