@@ -10,6 +10,7 @@ import socket
 import pytest
 from lxml import etree
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 
 from roundtable_desktop.sources.mcp_process import BundledServer
 from roundtable_desktop.ui.docks.roundtable_mcp_dock import McpDock
@@ -58,10 +59,18 @@ def _settled(qtbot, window: MainWindow, timeout: int = WAIT_MS) -> None:  # type
                     timeout=timeout)
 
 
+def _click(qtbot, button: QPushButton) -> None:  # type: ignore[no-untyped-def]
+    """Click once the button is shown, enabled and laid out: a button just shown (the
+    offer's) has no size until its layout runs, and a click on it then hits nothing."""
+    qtbot.waitUntil(lambda: button.isVisible() and button.isEnabled()
+                    and not button.rect().isEmpty(), timeout=WAIT_MS)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
 def _connect(qtbot, window: MainWindow, url: str) -> McpDock:  # type: ignore[no-untyped-def]
     dock = _dock(window)
     dock.url_edit.setText(url)
-    qtbot.mouseClick(dock.connect_button, Qt.MouseButton.LeftButton)
+    _click(qtbot, dock.connect_button)
     _settled(qtbot, window)
     return dock
 
@@ -99,7 +108,7 @@ def test_disconnecting_says_not_connected_in_the_dock_and_the_payload(
     window = make_window()
     dock = _connect(qtbot, window, bundled_mcp.url)
 
-    qtbot.mouseClick(dock.disconnect_button, Qt.MouseButton.LeftButton)
+    _click(qtbot, dock.disconnect_button)
     _settled(qtbot, window)
 
     assert dock.status_text() == "Not connected"
@@ -145,7 +154,8 @@ def test_the_offer_starts_the_bundled_server_and_closing_the_window_stops_it(
     dock = _connect(qtbot, window, window.mcp.bundled_url)
     assert dock.offer_shown()
 
-    qtbot.mouseClick(dock.start_button, Qt.MouseButton.LeftButton)
+    _click(qtbot, dock.start_button)
+    assert window.mcp.busy, "the click on the offer's button started nothing"
     _settled(qtbot, window, START_MS)
     server = window.mcp.server
     # The status says why a start failed (a port taken since free_port() chose it, ...).
