@@ -9,6 +9,8 @@ controls, each handled in exactly one place.
   U+200F, U+061C), which can make a title or name display as something it is not.
 - `terminal_text`: for a terminal: removes escape sequences, every control character but
   TAB and LF (ESC, BEL, backspace, CR, DEL, C1) and bidi controls; surrogates replaced.
+- `storable_utf8` / `storable_utf8_pieces`: `storable_text` as UTF-8, taken from what
+  `remember_utf8` was told when the text's producer had it at hand (the context window).
 
 Lives in domain because context/ and store/ both need it and may not import each other.
 Must not cap lengths, strip whitespace or escape markup (callers decide those), and must
