@@ -145,23 +145,21 @@ def serialize_slotted(element: etree._Element, slots: Slots) -> str:
     if len(parts) != len(slots.texts) + 1:
         raise ValueError(f"{len(parts) - 1} slot marks for {len(slots.texts)} slots")
     out = [parts[0]]
-    for (text, depth), part in zip(slots.texts, parts[1:], strict=True):
-        out.append(text)
+    # The same parts with each run's UTF-8 where its producer kept it, for the store.
+    known: list[str | bytes] = [parts[0]]
+    for (text, depth), utf8, part in zip(slots.texts, slots.utf8, parts[1:], strict=True):
         # After a run comes its parent's end tag or the next sibling, each on its own line
         # (the mark took the place of the whitespace `etree.indent` would have put there).
-        out.append("\n" + INDENT * (depth - 1 if part.startswith("</") else depth))
-        out.append(part)
+        gap = "\n" + INDENT * (depth - 1 if part.startswith("</") else depth)
+        out += (text, gap, part)
+        known += (text if utf8 is None else utf8, gap, part)
     whole = "".join(out)
     if any(slots.utf8):
-        # The runs sit at out[1], out[4], ...: every third part from the second.
-        known = dict(zip(range(1, len(out), 3), slots.utf8, strict=True))
         # lxml never yields a lone surrogate; were one there, the store would encode the
         # text itself and replace it, as ever.
         with suppress(UnicodeEncodeError):
-            remember_utf8(whole, [
-                data if (data := known.get(i)) is not None else piece.encode("utf-8")
-                for i, piece in enumerate(out)
-            ])
+            remember_utf8(whole, [p if isinstance(p, bytes) else p.encode("utf-8")
+                                  for p in known])
     return whole
 
 

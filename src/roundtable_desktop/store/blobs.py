@@ -24,7 +24,6 @@ transaction. Must not know about calls, checkpoints or events.
 from __future__ import annotations
 
 import hashlib
-import operator
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
@@ -192,21 +191,19 @@ class BlobWriter:
              if v is not None and v.session_id == session_id),
             None,
         )
-        datas = _grouped([data] if isinstance(data, bytes) else data)
         old_parts = previous.parts if previous is not None else ()
+        hasher = Hasher(session_id)
         fresh: list[tuple[bytes, str, bytes]] = []
-        parts = tuple(
-            old if (old := old_parts[i] if i < len(old_parts) else None) is not None
-            and (old.data is part or old.data == part)
-            else self._cut(session_id, part, old, separator, fresh)
-            for i, part in enumerate(datas)
-        )
+        parts: list[_Part] = []
+        for i, part in enumerate(_grouped([data] if isinstance(data, bytes) else data)):
+            old = old_parts[i] if i < len(old_parts) else None
+            if old is not None and (old.data is part or old.data == part):
+                parts.append(old)
+            else:
+                parts.append(_cut(hasher, part, old, separator, fresh))
         if fresh:
             self._db.executemany(_INSERT, fresh)
-        same = (previous is not None and len(parts) == len(previous.parts)
-                and all(map(operator.is_, parts, previous.parts)))
-        version = (previous if same and previous is not None
-                   else _Version(session_id, parts, b"".join(p.manifest for p in parts)))
+        version = _Version(session_id, tuple(parts), b"".join(p.manifest for p in parts))
         for key in keys:
             self._versions[key] = version
             self._versions.move_to_end(key)
@@ -218,32 +215,33 @@ class BlobWriter:
         """Drop every remembered version (after a rollback, or a deletion)."""
         self._versions.clear()
 
-    @staticmethod
-    def _cut(
-        session_id: str, data: bytes, previous: _Part | None, separator: bytes | None,
-        fresh: list[tuple[bytes, str, bytes]],
-    ) -> _Part:
-        """`data` as chunks, cut against `previous` (a part of the last version), the
-        chunks not in it added to `fresh` as rows to insert."""
-        if previous is None:
-            runs = [Run(fresh=tuple(split_chunks(data, separator)))]
-            old = _NO_PART
+
+
+def _cut(
+    hasher: Hasher, data: bytes, previous: _Part | None, separator: bytes | None,
+    fresh: list[tuple[bytes, str, bytes]],
+) -> _Part:
+    """`data` as chunks, cut against `previous` (a part of the last version), the chunks
+    not in it added to `fresh` as rows to insert."""
+    if previous is None:
+        runs = [Run(fresh=tuple(split_chunks(data, separator)))]
+        old = _NO_PART
+    else:
+        runs = rechunk(data, previous.data, previous.bounds, separator)
+        old = previous
+    session_id = hasher.session_id
+    manifest: list[bytes] = []
+    bounds = [0]
+    # A run of previous chunks adds a slice of the previous manifest and its bounds moved
+    # by one offset: a few operations per run, not per chunk.
+    for first, stop, chunks in runs:
+        if chunks:
+            new = [(hasher(c), session_id, c) for c in chunks]
+            fresh.extend(new)
+            manifest.extend(d for d, _, _ in new)
+            bounds.extend(islice(accumulate(map(len, chunks), initial=bounds[-1]), 1, None))
         else:
-            runs = rechunk(data, previous.data, previous.bounds, separator)
-            old = previous
-        digest = Hasher(session_id)
-        manifest: list[bytes] = []
-        bounds = [0]
-        # A run of previous chunks adds a slice of the previous manifest and its bounds
-        # moved by one offset: a few operations per run, not per chunk.
-        for first, stop, chunks in runs:
-            if chunks:
-                new = [(digest(c), session_id, c) for c in chunks]
-                fresh.extend(new)
-                manifest.extend(d for d, _, _ in new)
-                bounds.extend(islice(accumulate(map(len, chunks), initial=bounds[-1]), 1, None))
-            else:
-                shift = bounds[-1] - old.bounds[first]
-                manifest.append(old.manifest[first * DIGEST_SIZE : stop * DIGEST_SIZE])
-                bounds.extend(map(shift.__add__, old.bounds[first + 1 : stop + 1]))
-        return _Part(data, bounds, b"".join(manifest))
+            shift = bounds[-1] - old.bounds[first]
+            manifest.append(old.manifest[first * DIGEST_SIZE : stop * DIGEST_SIZE])
+            bounds.extend(map(shift.__add__, old.bounds[first + 1 : stop + 1]))
+    return _Part(data, bounds, b"".join(manifest))

@@ -319,7 +319,6 @@ def _storable(arg: Arg) -> Arg:
     return arg if value is arg.value else Arg(value=value, bare=arg.bare)
 
 
-
 def parse_reply(
     text: str,
     known_tools: Iterable[str],
