@@ -40,8 +40,8 @@ def _may_hold_secret_field(compact_json: str) -> bool:
     take the full walk.
 
     Such a key, folded as `_normal` folds it, ends in "apikey" or "authorization", and
-    in JSON its closing quote follows; its letters are ones JSON writes as they are. Three
-    passes in C over the text, where a case-blind regex backtracks at every quote.
+    in JSON its closing quote follows; its letters are ones JSON writes as they are. A
+    few passes in C over the text, where a case-blind regex backtracked at every quote.
     """
     folded = compact_json.lower().replace("-", "").replace("_", "")
     return 'apikey"' in folded or 'authorization"' in folded
