@@ -78,8 +78,9 @@ def stored_bytes(store: SessionStore, db: Path) -> int:
     return db.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
 
 
-async def measure(size: int, db: Path, *, turns: int = TURNS, record: bool = True,
-                  ) -> tuple[list[float], int, int, float | None, float]:
+async def measure(
+    size: int, db: Path, *, turns: int = TURNS, record: bool = True
+) -> tuple[list[float], int, int, float | None, float]:
     catalog = MockCatalog.load()
     base = catalog.all()
     store = SessionStore.open(db)

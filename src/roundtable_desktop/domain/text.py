@@ -73,13 +73,8 @@ def remember_utf8(text: str, pieces: Sequence[bytes]) -> None:
 def storable_utf8(text: str) -> bytes:
     """`storable_text(text)` as UTF-8, encoded once when the text is sound (a large text
     is not encoded twice to be checked), or not at all when its producer remembered it."""
-    known = _KNOWN_UTF8.get(id(text))
-    if known is not None and known[0] is text:
-        return b"".join(known[1])
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: keep the rest of the text
-        return LONE_SURROGATE.sub(REPLACEMENT, text).encode("utf-8")
+    # One piece is returned by join as it is, not copied.
+    return b"".join(storable_utf8_pieces(text))
 
 
 def storable_utf8_pieces(text: str) -> list[bytes]:
@@ -88,7 +83,10 @@ def storable_utf8_pieces(text: str) -> list[bytes]:
     known = _KNOWN_UTF8.get(id(text))
     if known is not None and known[0] is text:
         return list(known[1])
-    return [storable_utf8(text)]
+    try:
+        return [text.encode("utf-8")]
+    except UnicodeEncodeError:  # a lone surrogate: keep the rest of the text
+        return [LONE_SURROGATE.sub(REPLACEMENT, text).encode("utf-8")]
 
 
 def xml_text(text: str) -> str:

@@ -30,7 +30,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, islice
 
-from roundtable_desktop.store.chunking import Run, rechunk, split_chunks
+from roundtable_desktop.store.chunking import rechunk, split_chunks
 from roundtable_desktop.store.errors import StoreError
 
 DIGEST_SIZE = 16
@@ -216,19 +216,14 @@ class BlobWriter:
         self._versions.clear()
 
 
-
 def _cut(
     hasher: Hasher, data: bytes, previous: _Part | None, separator: bytes | None,
     fresh: list[tuple[bytes, str, bytes]],
 ) -> _Part:
     """`data` as chunks, cut against `previous` (a part of the last version), the chunks
-    not in it added to `fresh` as rows to insert."""
-    if previous is None:
-        runs = [Run(fresh=tuple(split_chunks(data, separator)))]
-        old = _NO_PART
-    else:
-        runs = rechunk(data, previous.data, previous.bounds, separator)
-        old = previous
+    not in it added to `fresh` as rows to insert (with none, it is all cut afresh)."""
+    old = previous if previous is not None else _NO_PART
+    runs = rechunk(data, old.data, old.bounds, separator)
     session_id = hasher.session_id
     manifest: list[bytes] = []
     bounds = [0]
