@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.fakes.openai_fixture import FakeOpenAI, start_fake_openai, stop_fake_openai
 
 from roundtable_desktop.domain.events import CallFinished
+from roundtable_desktop.engine.bus import EventBus
+from roundtable_desktop.kinds.debate.session import DebateSession
+from roundtable_desktop.kinds.debate.setup import new_state
 from roundtable_desktop.llm.openai_compat import OpenAICompatClient
-from roundtable_desktop.protocols.bus import EventBus
-from roundtable_desktop.protocols.debate import DebateSession
-from roundtable_desktop.protocols.debate_setup import new_state
 
 # Characters per streamed delta: a few tokens, as batching providers send them (the
 # fake server's default of 4 makes the bench measure SSE parsing on a loaded machine).

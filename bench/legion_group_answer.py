@@ -23,11 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.fakes.openai_fixture import start_fake_openai, stop_fake_openai
 
 from roundtable_desktop.domain.events import CallFinished
+from roundtable_desktop.engine.base import SEND, Action
+from roundtable_desktop.engine.bus import EventBus
+from roundtable_desktop.kinds.legion.scenario import new_state
+from roundtable_desktop.kinds.legion.session import LegionSession
 from roundtable_desktop.llm.openai_compat import OpenAICompatClient
-from roundtable_desktop.protocols.base import SEND, Action
-from roundtable_desktop.protocols.bus import EventBus
-from roundtable_desktop.protocols.legion import LegionSession
-from roundtable_desktop.protocols.legion_scenario import new_state
 
 PLAN = json.dumps({"perceptionAnalysis": "A question.", "opinionUpdates": [],
                    "finalOpinions": {"Rowan": 90}, "selectedResponseMode": "Obsessed/Eager",

@@ -1,7 +1,7 @@
 """Median time of one retrieval query over 300 and 3,000 chunks of one persona.
 
 The index keeps vectors as float32 BLOBs and ranks by cosine in Python (this Python's
-sqlite3 cannot load a vector extension; store/retrieval.py says why), so this measures
+sqlite3 cannot load a vector extension; kinds/debate/retrieval/index.py says why), so this measures
 what that costs: a hybrid query (FTS5 BM25 and cosine over the same pool, fused by RRF)
 and a keyword-only one, on chunks of about 200 tokens with 256-dimension vectors (the
 offline model's hashed embeddings) and, with `--dims 1536`, random vectors of a real
@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from roundtable_desktop.kinds.debate.retrieval.index import Doc, RetrievalIndex
 from roundtable_desktop.llm.embeddings import hashed_embedding
-from roundtable_desktop.store.retrieval import Doc, RetrievalIndex
 
 # 1,728 made-up words used with Zipf frequencies, as prose uses words.
 _SYLLABLES = ["ka", "lo", "mi", "ra", "te", "su", "no", "vi", "de", "ba", "po", "ze"]

@@ -35,11 +35,11 @@ from pathlib import Path
 from roundtable_desktop.allocator import keep_large_buffers_mapped
 from roundtable_desktop.context.tokens import counter_name, estimate_tokens
 from roundtable_desktop.domain.calls import ChatRequest, Usage
+from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.launch import start_session
+from roundtable_desktop.kinds.roundtable.session import RoundtableSession  # the bench sets its list
+from roundtable_desktop.kinds.roundtable.sources.mock_catalog import MockCatalog
 from roundtable_desktop.llm.client import ChatClient, Delta, Finish, StreamItem
-from roundtable_desktop.protocols.base import Action
-from roundtable_desktop.protocols.launch import start_session
-from roundtable_desktop.protocols.roundtable import RoundtableSession  # the bench sets its list
-from roundtable_desktop.sources.mock_catalog import MockCatalog
 from roundtable_desktop.store.database import SessionStore
 
 SIZES = (20, 200, 1000)

@@ -77,12 +77,12 @@ def streaming_stalls() -> None:
     from tests.fakes.openai_fixture import start_fake_openai, stop_fake_openai
 
     from roundtable_desktop.app import compose_window
+    from roundtable_desktop.engine.base import Action
     from roundtable_desktop.llm.openai_compat import OpenAICompatClient
     from roundtable_desktop.paths import default_db_path
-    from roundtable_desktop.protocols.base import Action
     from roundtable_desktop.store.database import SessionStore
     from roundtable_desktop.ui.qt_workarounds import asyncgen_hooks
-    from roundtable_desktop.ui.session_runner import ClientChoice
+    from roundtable_desktop.ui.window.session_runner import ClientChoice
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)

@@ -41,7 +41,7 @@ from roundtable_desktop.app import PRESENTER_ZOOM, compose_window
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.ui.session_runner import ClientChoice
+from roundtable_desktop.ui.window.session_runner import ClientChoice
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,6 +1,6 @@
 """What goes into the PyInstaller bundle, as plain data the spec and the tests both read.
 
-The spec (roundtable.spec) turns these lists into PyInstaller calls; tests/test_packaging.py
+The spec (roundtable.spec) turns these lists into PyInstaller calls; tests/engine/test_packaging.py
 checks them without PyInstaller installed; build.py checks a finished bundle against
 REQUIRED_FILES. Must not import PyInstaller, Qt or the application.
 """
@@ -83,8 +83,8 @@ REQUIRED_FILES: dict[str, tuple[str, ...]] = {
     "all": (
         "prompts/roundtable/system.md",
         "prompts/roundtable/protocol.md",
-        "resources/mock/catalog.json",
-        "resources/meetings/default.json",
+        "resources/roundtable/mock/catalog.json",
+        "resources/roundtable/meetings/default.json",
         "resources/ui/context_view.css",
         "icudtl.dat",
         "qtwebengine_resources.pak",

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from roundtable_desktop.domain.meeting import MeetingState
+from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.bus import EventBus
+from roundtable_desktop.engine.headless import drive_headless
+from roundtable_desktop.engine.launch import SessionHandle, start_session
+from roundtable_desktop.kinds.roundtable.meeting import MeetingState
+from roundtable_desktop.kinds.roundtable.session import RoundtableSession
+from roundtable_desktop.kinds.roundtable.setup import new_meeting_state
+from roundtable_desktop.kinds.roundtable.sources.mock_catalog import MockCatalog
 from roundtable_desktop.llm.offline import OfflineClient
-from roundtable_desktop.protocols.base import Action
-from roundtable_desktop.protocols.bus import EventBus
-from roundtable_desktop.protocols.headless import drive_headless
-from roundtable_desktop.protocols.launch import SessionHandle, start_session
-from roundtable_desktop.protocols.roundtable import RoundtableSession
-from roundtable_desktop.protocols.roundtable_setup import new_meeting_state
-from roundtable_desktop.sources.mock_catalog import MockCatalog
 from roundtable_desktop.store.database import SessionStore
 from tests.fakes.scripted_model import ScriptedClient
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from roundtable_desktop.cli import main
+from roundtable_desktop.cli.main import main
 
 sys.exit(main())

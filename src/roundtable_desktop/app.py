@@ -29,12 +29,12 @@ import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
 
+from roundtable_desktop.engine.registry import kind_names
+from roundtable_desktop.kinds.roundtable.sources.mock_catalog import MockCatalog
 from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
 from roundtable_desktop.llm.providers import PRESETS, is_local, make_client
 from roundtable_desktop.paths import data_dir, default_db_path
-from roundtable_desktop.protocols.kinds import kind_names
-from roundtable_desktop.sources.mock_catalog import MockCatalog
 from roundtable_desktop.startup_checks import (
     MISSING_LIBRARIES_EXIT,
     NO_SANDBOX_OPTION,
@@ -50,12 +50,12 @@ from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.records import SessionInfo
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.excepthook import UnhandledRouter
-from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.mcp_controller import McpController
 from roundtable_desktop.ui.qt_workarounds import asyncgen_hooks
 from roundtable_desktop.ui.self_test import prepare_environment, run_self_test
-from roundtable_desktop.ui.session_runner import ClientChoice, ClientFactory, SessionRunner
 from roundtable_desktop.ui.settings_store import AppSettings
+from roundtable_desktop.ui.window.main_window import MainWindow
+from roundtable_desktop.ui.window.session_runner import ClientChoice, ClientFactory, SessionRunner
 
 log = logging.getLogger(__name__)
 APP_NAME = "Roundtable"

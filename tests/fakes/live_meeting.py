@@ -13,12 +13,12 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from roundtable_desktop.domain.meeting import MeetingState
+from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.launch import SessionHandle, start_session
+from roundtable_desktop.kinds.roundtable.meeting import MeetingState
+from roundtable_desktop.kinds.roundtable.session import RoundtableSession
+from roundtable_desktop.kinds.roundtable.sources.mock_catalog import MockCatalog
 from roundtable_desktop.llm.offline import OfflineClient
-from roundtable_desktop.protocols.base import Action
-from roundtable_desktop.protocols.launch import SessionHandle, start_session
-from roundtable_desktop.protocols.roundtable import RoundtableSession
-from roundtable_desktop.sources.mock_catalog import MockCatalog
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.ui.bridge import EngineBridge
 

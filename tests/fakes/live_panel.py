@@ -16,9 +16,9 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.launch import SessionHandle, start_session
 from roundtable_desktop.llm.client import ChatClient
-from roundtable_desktop.protocols.base import Action
-from roundtable_desktop.protocols.launch import SessionHandle, start_session
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.ui.bridge import EngineBridge
 from tests.fakes.panel_kind import PanelSession

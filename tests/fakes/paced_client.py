@@ -1,6 +1,6 @@
 """A fake model that streams each reply slowly and counts how many calls stream at once.
 
-For the concurrency rules of protocols/model_calls.py without a network: every request
+For the concurrency rules of engine/model_calls.py without a network: every request
 streams `words` tokens `delay_s` apart; `max_in_flight` is the most that streamed at the
 same time.
 """

@@ -28,8 +28,7 @@ from roundtable_desktop.domain.summary import (
     SessionSummary,
     TranscriptEntry,
 )
-from roundtable_desktop.llm.client import ChatClient
-from roundtable_desktop.protocols.base import (
+from roundtable_desktop.engine.base import (
     SEND,
     Action,
     ActionSpec,
@@ -37,11 +36,12 @@ from roundtable_desktop.protocols.base import (
     PendingPayload,
     SessionProtocol,
 )
-from roundtable_desktop.protocols.bus import EventBus
-from roundtable_desktop.protocols.kinds import KindSpec, Scenario, SessionContext, register_kind
-from roundtable_desktop.protocols.model_calls import DEFAULT_PARALLEL
-from roundtable_desktop.protocols.payloads import chat_payload, system_message
-from roundtable_desktop.protocols.structured_call import call_structured
+from roundtable_desktop.engine.bus import EventBus
+from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.engine.payloads import chat_payload, system_message
+from roundtable_desktop.engine.registry import KindSpec, Scenario, SessionContext, register_kind
+from roundtable_desktop.engine.structured_call import call_structured
+from roundtable_desktop.llm.client import ChatClient
 
 PANELISTS = {"ada": "Ada", "bo": "Bo"}
 HUMAN = "You"

@@ -34,13 +34,13 @@ import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
 
 from roundtable_desktop.app import compose_window
+from roundtable_desktop.engine.base import Action
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.paths import default_db_path
-from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.ui.main_window import MainWindow
 from roundtable_desktop.ui.qt_workarounds import asyncgen_hooks
-from roundtable_desktop.ui.session_runner import ClientChoice, ClientFactory
+from roundtable_desktop.ui.window.main_window import MainWindow
+from roundtable_desktop.ui.window.session_runner import ClientChoice, ClientFactory
 
 WAIT_MS = 10_000
 

@@ -1,6 +1,6 @@
 """Tool calls as parsed from a reply, and what running them produced.
 
-Must not parse or execute anything: see tools/parser.py and tools/roundtable_executor.py.
+Must not parse or execute anything: see tools/parser.py and kinds/roundtable/tool_executor.py.
 """
 
 from __future__ import annotations

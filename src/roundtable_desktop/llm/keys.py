@@ -22,7 +22,8 @@ from roundtable_desktop.domain.secrets import remember_secret
 SERVICE = "roundtable-desktop"
 LLM_KEY = "llm-api-key"
 YOUTUBE_KEY = "youtube-api-key"
-X_KEY = "x-bearer-token"  # the X API v2 bearer token (sources/persona_x.py X_TOKEN_SLOT)
+# The X API v2 bearer token (kinds/debate/persona_build/sources/x.py X_TOKEN_SLOT).
+X_KEY = "x-bearer-token"
 ENV_VARS = {LLM_KEY: "ROUNDTABLE_API_KEY", YOUTUBE_KEY: "ROUNDTABLE_YOUTUBE_KEY",
             X_KEY: "ROUNDTABLE_X_TOKEN"}
 

@@ -10,7 +10,7 @@ default), and validates with the model (extra keys are ignored unless the model 
 them). Any bad input ends as a `StructuredReplyError` (never RecursionError,
 ValueError or a library's own exception): replies are capped in size and nesting depth.
 
-Pure: no I/O and no state. Must not call a model; protocols/structured_call.py re-asks.
+Pure: no I/O and no state. Must not call a model; engine/structured_call.py re-asks.
 """
 
 from __future__ import annotations

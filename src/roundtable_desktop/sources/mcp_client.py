@@ -8,7 +8,7 @@ owner: if the connection dies mid-call the call fails at once with McpConnection
 and every call has a deadline, because a call to a server that died can wait forever.
 Tool descriptions, tool results and server error texts are untrusted: they are cleaned
 and clipped, and the URL shown in messages has no user, password or query.
-Must not know about videos or meetings (see mcp_search.py and protocols/roundtable_mcp.py).
+Must not know about videos or meetings (see mcp_search.py and kinds/roundtable/mcp.py).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from mcp.types import (
 )
 
 from roundtable_desktop import __version__
+from roundtable_desktop.kinds.roundtable.sources.video_fields import clean
 from roundtable_desktop.sources.mcp_model import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_CONNECT_TIMEOUT_S,
@@ -48,7 +49,6 @@ from roundtable_desktop.sources.mcp_model import (
     ToolOutput,
     display_url,
 )
-from roundtable_desktop.sources.video_fields import clean
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT_S", "DEFAULT_CONNECT_TIMEOUT_S", "DEFAULT_MCP_URL", "McpConnectError",

@@ -4,7 +4,7 @@ would refuse.
 Defence in depth for DESIGN invariant 6: the engine never puts a key in a request body,
 but if one sneaks in as an Authorization / api_key field it is dropped before anything
 is written, and any known key (domain/secrets.py) in any JSON it encodes is redacted
-(model text is scrubbed as it arrives, protocols/model_calls.py). Must not otherwise
+(model text is scrubbed as it arrives, engine/model_calls.py). Must not otherwise
 touch message content (that is the payload as sent) and must not do I/O.
 """
 

@@ -28,8 +28,8 @@ from roundtable_desktop.domain.events import (
     ToolRan,
 )
 from roundtable_desktop.domain.summary import SessionSummary
-from roundtable_desktop.protocols.base import SessionProtocol
-from roundtable_desktop.protocols.launch import SessionHandle
+from roundtable_desktop.engine.base import SessionProtocol
+from roundtable_desktop.engine.launch import SessionHandle
 from roundtable_desktop.store.database import SessionStore
 
 

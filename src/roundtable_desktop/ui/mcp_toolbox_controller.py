@@ -29,8 +29,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from roundtable_desktop.engine.base import SessionProtocol
 from roundtable_desktop.llm.keys import KeyStore, mcp_env_key
-from roundtable_desktop.protocols.base import SessionProtocol
 from roundtable_desktop.sources.mcp_servers_config import ServerConfig
 from roundtable_desktop.sources.mcp_toolbox import McpToolbox
 from roundtable_desktop.ui.bridge import EngineBridge

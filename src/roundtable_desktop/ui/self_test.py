@@ -33,14 +33,14 @@ from PySide6.QtWidgets import QWidget
 
 from roundtable_desktop.context.payload import canonical
 from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.engine.base import Action
 from roundtable_desktop.llm.keys import KeyStore, backend_name
 from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
 from roundtable_desktop.paths import default_db_path
-from roundtable_desktop.protocols.base import Action
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.ui.docks.roundtable_dock import meeting_state
-from roundtable_desktop.ui.main_window import MainWindow
-from roundtable_desktop.ui.session_runner import ClientChoice, ClientFactory
+from roundtable_desktop.ui.kinds.roundtable.dock_base import meeting_state
+from roundtable_desktop.ui.window.main_window import MainWindow
+from roundtable_desktop.ui.window.session_runner import ClientChoice, ClientFactory
 
 T = TypeVar("T")
 STEP_TIMEOUT_S = 30.0

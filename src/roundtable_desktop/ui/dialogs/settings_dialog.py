@@ -139,7 +139,8 @@ class SettingsDialog(QDialog):
         self.forget_key_button = QPushButton("Forget key")
         self.youtube_key_edit = _secret_edit("youtubeKey")
         self.forget_youtube_button = QPushButton("Forget key")
-        # The persona builder reads an X account's posts with it (sources/persona_x.py).
+        # The persona builder reads an X account's posts with it
+        # (kinds/debate/persona_build/sources/x.py).
         self.x_token_edit = _secret_edit("xBearerToken")
         self.forget_x_button = QPushButton("Forget key")
         self.parallel_spin = QSpinBox()

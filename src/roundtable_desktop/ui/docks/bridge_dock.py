@@ -19,7 +19,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QDockWidget, QWidget
 
-from roundtable_desktop.protocols.base import SessionProtocol
+from roundtable_desktop.engine.base import SessionProtocol
 from roundtable_desktop.ui.bridge import EngineBridge
 
 S = TypeVar("S")

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from roundtable_desktop.ui.kinds.debate import DEBATE_WINDOW
-from roundtable_desktop.ui.kinds.legion import LEGION_WINDOW
-from roundtable_desktop.ui.kinds.negotiation import NEGOTIATION_WINDOW
-from roundtable_desktop.ui.kinds.roundtable import ROUNDTABLE_WINDOW
+from roundtable_desktop.ui.kinds.debate.window import DEBATE_WINDOW
+from roundtable_desktop.ui.kinds.legion.window import LEGION_WINDOW
+from roundtable_desktop.ui.kinds.negotiation.window import NEGOTIATION_WINDOW
+from roundtable_desktop.ui.kinds.roundtable.window import ROUNDTABLE_WINDOW
 from roundtable_desktop.ui.kinds.spec import WindowKind
-from roundtable_desktop.ui.kinds.tutor import TUTOR_WINDOW
+from roundtable_desktop.ui.kinds.tutor.window import TUTOR_WINDOW
 
 __all__ = ["WindowKind", "register_window_kind", "window_kind"]
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import ResultSection, SessionSummary
-from roundtable_desktop.protocols.base import SessionProtocol
-from roundtable_desktop.ui.dock_set import DockSpec
+from roundtable_desktop.engine.base import SessionProtocol
+from roundtable_desktop.ui.window.dock_set import DockSpec
 
 
 def summary_result(summary: SessionSummary) -> ResultSection:

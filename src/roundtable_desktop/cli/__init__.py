@@ -1,0 +1,2 @@
+"""The command line: the same engine headless (run, export, sessions, kinds, serve).
+"""

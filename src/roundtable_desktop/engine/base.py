@@ -1,0 +1,249 @@
+"""The interface every session kind implements, and the lifecycle they all share.
+
+`actions()` says what the user may do now, `perform()` does one action emitting events,
+`pending_payloads()` gives the exact request(s) the next model action would send,
+`next_step()` says what a user would click next (Auto and the headless driver follow it),
+`summary()` gives a kind-neutral account of the session. The window, the CLI, the store
+and replay use only this interface.
+
+`perform()` is a template: it emits ActionStarted / ActionFinished around the kind's
+`_perform()` (the recorder writes a checkpoint on every ActionFinished, so no kind can
+forget to persist), turns a `Refusal` into a Notice and a failed action, and runs Auto
+for every kind (a step cap, Stop). Model calls go through `call_model` / `call_many`
+(model_calls.py): any number in flight under a per-session limit, Stop cancels them all.
+Must not import Qt and must not special-case a kind.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import abstractmethod
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from roundtable_desktop.context.payload import SectionSize
+from roundtable_desktop.domain.calls import ChatRequest
+from roundtable_desktop.domain.events import (
+    ActionFinished,
+    ActionStarted,
+    Notice,
+    PhaseChanged,
+)
+from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.domain.refusal import Refusal
+from roundtable_desktop.domain.summary import SessionSummary
+from roundtable_desktop.engine.bus import EventBus
+from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL, ModelCaller
+from roundtable_desktop.llm.client import ChatClient
+
+AUTO = "auto"
+STOP = "stop"
+SEND = "send"  # the action a human seat takes with its line, in every kind
+
+
+class ActionSpec(BaseModel):
+    """An action the user may take now; disabled actions say why."""
+
+    id: str
+    label: str
+    enabled: bool = True
+    reason: str = ""
+    shortcut: str = ""  # a key sequence in Qt's portable text form, e.g. "Ctrl+Return"
+    needs_text: bool = False
+    needs_steps: bool = False
+    options: list[str] = Field(default_factory=list)  # chosen by Action.option (an index)
+    # May run while another action (an AI seat's stream) runs: a human seat's message in a
+    # kind that allows it. The window and the runner honour it; most actions wait.
+    while_running: bool = False
+
+
+class Action(BaseModel):
+    """One thing the user does, with the arguments it needs (all optional)."""
+
+    id: str
+    text: str | None = None
+    steps: int | None = None
+    option: int | None = None
+    traits: dict[str, float] | None = None
+    channel: str | None = None
+    cards: list[str] | None = None
+    seat: str | None = None
+
+
+class PendingPayload(BaseModel):
+    """One request the next model action would send, as the view shows it."""
+
+    actor_id: str | None
+    label: str
+    request: ChatRequest
+    document: str = Field(description="the whole-request document (XHTML) for the view")
+    sections: list[SectionSize] = Field(default_factory=list)
+    layers: list[LayerText] = Field(default_factory=list)
+
+
+class ActionUnavailable(Refusal):
+    """The action is not offered now; the message says why."""
+
+
+class SessionProtocol(ModelCaller):
+    """Base of every session kind. Subclasses own their state model."""
+
+    kind: ClassVar[str]
+
+    def __init__(
+        self, *, client: ChatClient, bus: EventBus | None = None,
+        parallel: int = DEFAULT_PARALLEL,
+    ) -> None:
+        super().__init__(client=client, bus=bus or EventBus(), parallel=parallel)
+        self._auto_running = False
+        self._stop_requested = False
+
+    # -- what a kind implements --------------------------------------------------------
+    @abstractmethod
+    def actions(self) -> list[ActionSpec]: ...
+
+    @abstractmethod
+    async def _perform(self, action: Action) -> bool:
+        """Do `action` (never Auto or Stop); False when a model call in it failed."""
+
+    @abstractmethod
+    def next_step(self) -> Action | None:
+        """What a user would click next, or None when a human seat must act or the
+        session has ended."""
+
+    @abstractmethod
+    def pending_payloads(self) -> list[PendingPayload]: ...
+
+    @abstractmethod
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue this session later (JSON-serializable)."""
+
+    @abstractmethod
+    def summary(self) -> SessionSummary:
+        """Who takes part, what was said, and the result so far."""
+
+    @property
+    @abstractmethod
+    def ended(self) -> bool: ...
+
+    @property
+    def title(self) -> str:
+        return self.summary().title
+
+    def progress(self) -> int:
+        """A count that grows by one per turn or round: what `run --turns N` counts."""
+        return 0
+
+    def awaiting_human(self) -> str | None:
+        """The name of the human seat the session is waiting for, or None."""
+        return None
+
+    def current_actor_id(self) -> str | None:
+        return None
+
+    def state_json(self) -> str:
+        """`state_dict()` encoded as JSON; kinds with a pydantic state override it (faster)."""
+        return json.dumps(self.state_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    def stored_state(self) -> str | bytes | list[bytes]:
+        """What the store saves after each action: `state_json()`, or UTF-8 JSON in pieces
+        whose join it is (a kind that keeps its unchanged parts encoded hands them over
+        as the same objects, which the store then skips)."""
+        return self.state_json()
+
+    def attach_mcp(self, connection: Any) -> bool:
+        """Use an MCP connection's tools; False when this kind uses none."""
+        return False
+
+    def detach_mcp(self) -> None:
+        """Stop using MCP tools (a restored session is never connected)."""
+
+    async def aclose(self) -> None:
+        """Release what the session holds beyond its calls (servers it started); the
+        window awaits it when it drops the session."""
+
+    # -- the shared lifecycle ----------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """A call is in flight or Auto is stepping: offer only Stop."""
+        return self.busy or self._auto_running
+
+    def stop(self) -> None:
+        """Cancel every call in flight and any auto flow; partial text is kept."""
+        self._stop_requested = True
+        self.cancel_calls()
+
+    def action_spec(self, action_id: str) -> ActionSpec:
+        for spec in self.actions():
+            if spec.id == action_id:
+                return spec
+        raise ActionUnavailable(f"Unknown action {action_id!r}.")
+
+    def require(self, action: Action) -> None:
+        spec = self.action_spec(action.id)
+        if not spec.enabled:
+            raise ActionUnavailable(spec.reason or f"{spec.label} is not available now.")
+
+    async def perform(self, action: Action) -> bool:
+        """Do `action` if it is offered now (ActionUnavailable if not); False when it
+        failed. Stop happens at once and is not recorded as an action."""
+        if action.id == STOP:
+            self.stop()
+            return True
+        self.require(action)
+        return await self._run(action, within=None)
+
+    async def _run(self, action: Action, *, within: str | None) -> bool:
+        self.emit(ActionStarted(action=action.id, actor_id=self.current_actor_id(),
+                                within=within))
+        ok, message = False, ""
+        try:
+            if action.id == AUTO:
+                ok = await self._auto(action.steps or 1)
+            else:
+                ok = await self._perform(action)
+        except Refusal as exc:
+            message = exc.message
+            self.emit(Notice(level="error", message=exc.message, hint=exc.hint))
+        finally:
+            self.emit(ActionFinished(action=action.id, ok=ok, message=message))
+            if not self.busy and within is None:
+                self.emit(PhaseChanged(phase="ended" if self.ended else "waiting_for_user",
+                                       actor_id=self.current_actor_id()))
+        return ok
+
+    async def _auto(self, steps: int) -> bool:
+        """At most `steps` steps, each what the user would have clicked next; a failed
+        step, Stop, the end or a human seat stops the flow."""
+        self._stop_requested = False
+        self._auto_running = True
+        ok = True
+        try:
+            for done in range(steps):
+                if self.ended or self._stop_requested:
+                    break
+                step = self.next_step()
+                if step is None:
+                    seat = self.awaiting_human()
+                    if seat:
+                        self.emit(Notice(message=f"Auto paused: {seat} is a human seat."))
+                    break
+                self.emit(PhaseChanged(phase="auto", actor_id=self.current_actor_id(),
+                                       detail=f"step {done + 1} of {steps}"))
+                ok = await self._run(step, within=AUTO)
+                if not ok:
+                    break  # a failed call stops the flow: the user decides what next
+        finally:
+            self._auto_running = False
+        return ok
+
+    def common_specs(self, *, auto_why: str | None = None) -> list[ActionSpec]:
+        """Auto and Stop, the same in every kind (Auto also needs the kind's reason)."""
+        why = auto_why or ("Auto is already running." if self.running else None)
+        return [
+            ActionSpec(id=AUTO, label="Auto", enabled=why is None, reason=why or "",
+                       needs_steps=True, shortcut="Ctrl+Shift+A"),
+            ActionSpec(id=STOP, label="Stop", enabled=self.running,
+                       reason="" if self.running else "Nothing is running.", shortcut="Esc"),
+        ]

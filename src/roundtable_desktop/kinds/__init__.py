@@ -1,0 +1,2 @@
+"""The session kinds: one package each. A kind never imports another kind.
+"""

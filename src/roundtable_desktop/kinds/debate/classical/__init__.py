@@ -1,0 +1,2 @@
+"""The debate kind: classical.
+"""

@@ -1,0 +1,162 @@
+"""What the debate does with replies: stances and answers into the state, and a merge.
+
+`apply_answer` records an agent's round answer (a reply that could not be read even after
+the repair counts as uncertain on every claim, with the failure kept and shown).
+`apply_merge` folds a merge reply into the crux list (deduplicated against known cruxes by
+trigram similarity, each tied to the tables that raised it), records flip conditions per
+agent, ranks the cruxes, writes the merged blackboard with the cross-table disagreement
+map, reseats the agents and checks coverage. When the merge call failed the engine
+deduplicates the raised cruxes itself, and says so. Must not call models or import Qt.
+"""
+
+from __future__ import annotations
+
+from roundtable_desktop.kinds.debate.context import blackboard_text
+from roundtable_desktop.kinds.debate.state import (
+    AgentAnswer,
+    AgentStance,
+    AgentTurn,
+    Crux,
+    DebateState,
+    FlipCondition,
+    MergedCrux,
+    MergeRecord,
+    MergeReply,
+    RoundRecord,
+    Table,
+)
+from roundtable_desktop.kinds.debate.tables import assign_tables, rank_cruxes, uncovered
+from roundtable_desktop.metrics.similarity import trigram_similarity
+
+SAME_CRUX = 0.55
+MAX_CRUXES = 10
+
+
+def apply_answer(state: DebateState, record: RoundRecord, agent: str, table: int,
+                 answer: AgentAnswer | None, failure: str) -> AgentTurn:
+    known = {c.id for c in state.claims}
+    turn = AgentTurn(agent=agent, table=table, round=record.index)
+    if answer is None:
+        turn.failed = failure or "no answer"
+        for claim in state.claims:
+            state.stances.append(AgentStance(agent=agent, claim=claim.id, stance="uncertain",
+                                             confidence=0.0, round=record.index,
+                                             failed=turn.failed))
+    else:
+        turn.response = answer.response
+        turn.stances = [p for p in answer.stances if p.claim in known]
+        turn.new_cruxes = answer.new_cruxes
+        turn.flip_triggers = answer.flip_triggers
+        given = {p.claim for p in turn.stances}
+        for p in turn.stances:
+            state.stances.append(AgentStance(agent=agent, claim=p.claim, stance=p.stance,
+                                             confidence=p.confidence, round=record.index,
+                                             reason=answer.response[:300]))
+        for claim in state.claims:  # a claim left out keeps the agent's last stance
+            if claim.id not in given and (last := state.latest_stance(agent, claim.id)):
+                state.stances.append(last.model_copy(update={"round": record.index}))
+    record.turns.append(turn)
+    return turn
+
+
+def _agent_id(state: DebateState, name: str) -> str | None:
+    wanted = name.strip().lstrip("@").lower()
+    for a in state.agents:
+        if wanted in (a.id, a.name.lower(), a.handle.lstrip("@").lower()):
+            return a.id
+    for a in state.agents:
+        if a.name.lower().split()[0] == wanted.split()[0] if wanted else False:
+            return a.id
+    return None
+
+
+def _claim_of(state: DebateState, claim: str, text: str) -> str:
+    if any(c.id == claim for c in state.claims):
+        return claim
+    scored = [(trigram_similarity(text, f"{c.text} {c.pro} {c.con}"), c.id)
+              for c in state.claims]
+    return max(scored)[1] if scored else ""
+
+
+def _raised(state: DebateState, record: RoundRecord) -> list[tuple[MergedCrux, int]]:
+    return [(MergedCrux(claim=n.claim, text=n.text), t.table)
+            for t in record.turns for n in t.new_cruxes]
+
+
+def _tables_for(text: str, sources: list[str], raised: list[tuple[MergedCrux, int]]
+                ) -> list[int]:
+    found = set()
+    for crux, table in raised:
+        if crux.text in sources or trigram_similarity(crux.text, text) >= SAME_CRUX:
+            found.add(table)
+    return sorted(found)
+
+
+def _fold(state: DebateState, merged: MergedCrux, tables: list[int], round_index: int) -> None:
+    claim = _claim_of(state, merged.claim, merged.text)
+    for crux in state.cruxes:
+        if trigram_similarity(crux.text, merged.text) >= SAME_CRUX:
+            crux.tables = sorted(set(crux.tables) | set(tables))
+            return
+    state.cruxes.append(Crux(id=f"x{len(state.cruxes) + 1}", text=merged.text, claim=claim,
+                             tables=tables or [1], round=round_index))
+
+
+def apply_merge(state: DebateState, record: RoundRecord, reply: MergeReply | None,
+                failure: str) -> MergeRecord:
+    raised = _raised(state, record)
+    merged = reply.cruxes if reply is not None else [c for c, _ in raised]
+    for crux in merged:
+        sources = [*crux.merged_from, crux.text]
+        _fold(state, crux, _tables_for(crux.text, sources, raised), record.index)
+    flips = reply.flip_conditions if reply is not None else []
+    seen = {(f.agent, f.text) for f in state.flips}
+    for flip in flips:
+        agent = _agent_id(state, flip.agent)
+        if agent is not None and (agent, flip.text) not in seen:
+            state.flips.append(FlipCondition(agent=agent, text=flip.text, round=record.index))
+    if reply is None:
+        for turn in record.turns:
+            for text in turn.flip_triggers:
+                if (turn.agent, text) not in seen:
+                    state.flips.append(FlipCondition(agent=turn.agent, text=text,
+                                                     round=record.index))
+    rank_cruxes(state)
+    del state.cruxes[MAX_CRUXES:]
+    disagreement = _disagreement(state, record, reply)
+    state.tables = assign_tables(state)
+    merge = MergeRecord(round=record.index, blackboard="", disagreement=disagreement,
+                        tables=[t.model_copy() for t in state.tables],
+                        uncovered=uncovered(state.tables, state.cruxes),
+                        failed="" if reply is not None else
+                        f"The merge reply could not be read ({failure}); the engine merged "
+                        "the cruxes by similarity instead.")
+    state.merges.append(merge)
+    merge.blackboard = "\n".join(blackboard_text(state))
+    return merge
+
+
+def _disagreement(state: DebateState, record: RoundRecord, reply: MergeReply | None
+                  ) -> list[str]:
+    """Per open crux, where each table stood on its claim this round."""
+    lines = []
+    for crux in (c for c in state.cruxes if not c.resolved):
+        parts = []
+        for table in record.tables:
+            pro = con = 0
+            for turn in record.turns:
+                if turn.table != table.id:
+                    continue
+                for p in turn.stances:
+                    if p.claim == crux.claim:
+                        pro += p.stance == "pro"
+                        con += p.stance == "con"
+            parts.append(f"table {table.id}: {pro} pro / {con} con")
+        lines.append(f"{crux.id} [{crux.claim}] {crux.text} — {'; '.join(parts)}")
+    if reply is not None and reply.summary:
+        lines.append(reply.summary)
+    return lines
+
+
+def final_table(agents: list[str]) -> list[Table]:
+    return [Table(id=0, agents=agents)]

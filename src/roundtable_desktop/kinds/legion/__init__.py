@@ -1,0 +1,2 @@
+"""The legion kind (engine side).
+"""

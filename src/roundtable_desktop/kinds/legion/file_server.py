@@ -1,0 +1,103 @@
+"""The bundled read-only file-system MCP server, over stdio:
+
+    python -m roundtable_desktop.kinds.legion.file_server ROOT
+
+It offers `list_files(path)` (the entries of a directory under ROOT, directories ending
+in "/") and `read_file(path)` (a text file under ROOT, clipped). Paths are relative to
+ROOT; a path that leaves ROOT (`..`, an absolute path, a symlink out) is refused, and
+nothing is ever written. The legion's default scenario starts it over its sample project
+so the seed's file question runs offline. ROUNDTABLE_MCP_TEST_DELAY makes `list_files`
+wait that long first (tests kill the server mid-call with it).
+Must not write files and must not import the application beyond sources/.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
+
+SERVER_NAME = "file_system"
+MAX_ENTRIES = 500
+MAX_READ_CHARS = 20_000
+
+
+class OutsideRoot(ValueError):
+    pass
+
+
+def confined(root: Path, path: str) -> Path:
+    """`path` (relative to `root`) resolved, refused if it is not inside `root`."""
+    relative = (path or ".").strip().lstrip("/") or "."
+    target = (root / relative).resolve()
+    if target != root and root not in target.parents:
+        raise OutsideRoot(f"{path!r} is outside the shared folder.")
+    return target
+
+
+def list_entries(root: Path, path: str) -> list[str]:
+    target = confined(root, path)
+    if not target.is_dir():
+        raise FileNotFoundError(f"No directory {path!r} in the shared folder.")
+    entries = sorted(target.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
+    return [p.name + ("/" if p.is_dir() else "") for p in entries[:MAX_ENTRIES]]
+
+
+def read_text(root: Path, path: str) -> str:
+    target = confined(root, path)
+    if not target.is_file():
+        raise FileNotFoundError(f"No file {path!r} in the shared folder.")
+    text = target.read_text(encoding="utf-8", errors="replace")
+    return text[:MAX_READ_CHARS]
+
+
+def build_server(root: Path, *, delay_s: float = 0.0):  # type: ignore[no-untyped-def]
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from roundtable_desktop import __version__
+
+    root = root.resolve()
+    server = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING",
+                       instructions="Read-only access to one shared folder.")
+
+    @server.tool(description="Lists files and directories within a specified path.")
+    def list_files(
+        path: Annotated[str, Field(description="The path of the directory to list.")] = ".",
+    ) -> list[str]:
+        if delay_s > 0:
+            time.sleep(delay_s)
+        try:
+            return list_entries(root, path)
+        except (OSError, OutsideRoot) as exc:
+            raise ToolError(str(exc)) from None
+
+    @server.tool(description="Reads a text file within the shared folder.")
+    def read_file(
+        path: Annotated[str, Field(description="The path of the file to read.")],
+    ) -> str:
+        try:
+            return read_text(root, path)
+        except (OSError, OutsideRoot) as exc:
+            raise ToolError(str(exc)) from None
+
+    return server
+
+
+def main(argv: list[str] | None = None) -> int:
+    from roundtable_desktop.sources.mcp_address import delay_from_env
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1 or not Path(args[0]).is_dir():
+        print("usage: python -m roundtable_desktop.kinds.legion.file_server ROOT_DIRECTORY",
+              file=sys.stderr)
+        return 2
+    build_server(Path(args[0]), delay_s=delay_from_env()).run(transport="stdio")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2 @@
+"""The negotiation kind (engine side).
+"""

@@ -1,0 +1,2 @@
+"""The roundtable kind (engine side).
+"""

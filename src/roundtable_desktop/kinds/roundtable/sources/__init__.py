@@ -1,0 +1,2 @@
+"""The roundtable kind: sources.
+"""

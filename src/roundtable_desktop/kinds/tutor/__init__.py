@@ -1,0 +1,2 @@
+"""The tutor kind (engine side).
+"""

@@ -1,0 +1,2 @@
+"""The debate kind's window spec, docks and dialogs. Qt only.
+"""

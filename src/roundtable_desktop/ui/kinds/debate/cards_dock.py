@@ -1,0 +1,399 @@
+"""The debate's Cards dock: the card browser, a card's detail, and the hand builder.
+
+Browser: a deck chooser and a grid of the deck's cards (avatar, name, handle, suite);
+locked cards are greyed and cannot be selected. Detail: the selected card's name,
+handle and suite and one sentence for each of the six dimensions, with "Add to hand".
+Hand: 3-8 cards, the topic, the mode (Blitz: table rounds and merges; Classical: a
+conversation with plans and interruptions) and Deal (Ctrl+Return), which performs
+Action(id="deal", cards=[ids], text=topic) on the shown debate when it is of this deck
+and mode and not under way yet; otherwise it starts a new debate of this deck in that
+mode (the session option `mode`) and deals there.
+A hand that cannot be dealt is refused here with the engine's own reason.
+New card… (beside the deck chooser; the Session menu's New card…, Ctrl+Shift+K) opens
+the card builder (docks/debate_card_builder_dialog.py); a card it builds is shown at
+once: the deck list is read again and the card's deck shown with the card selected.
+Keyboard: arrows move in the grid, Enter adds the card, Delete removes the hand's
+selected card, Ctrl+Return deals (debate_cards_keys.py). The grid's widget and items are
+built in debate_cards_grid.py, the detail in debate_cards_detail.py; this dock holds the
+deck, the hand and the dealing. Must hold no engine logic.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidgetItem,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roundtable_desktop.engine.base import Action
+from roundtable_desktop.kinds.debate.deck import (
+    MAX_HAND,
+    MIN_HAND,
+    Deck,
+    DeckError,
+    HandError,
+    deck_names,
+    load_deck,
+    validate_hand,
+)
+from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
+from roundtable_desktop.ui.elided_label import ElidedLabel
+from roundtable_desktop.ui.kinds.debate.card_builder_dialog import DebateCardBuilderDialog
+from roundtable_desktop.ui.kinds.debate.cards_builder import DebateCardsBuilderHolder
+from roundtable_desktop.ui.kinds.debate.cards_detail import DebateCardDetailView, text_label
+from roundtable_desktop.ui.kinds.debate.cards_grid import (
+    CARD_ID,
+    fill_card_grid,
+    find_card_item,
+    first_selectable_row,
+    fit_card_grid,
+    hand_item,
+    in_deck,
+    new_card_grid,
+    new_hand_list,
+)
+from roundtable_desktop.ui.kinds.debate.cards_keys import DebateCardsKeyFilter
+from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock
+from roundtable_desktop.ui.window.session_runner import SessionRunner
+
+MODES = (("blitz", "Blitz"), ("classical", "Classical"))
+
+
+class DebateCardsDock(DebateDock):
+    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None, *,
+                 runner: SessionRunner | None = None) -> None:
+        super().__init__("Cards", "debateCardsDock", bridge, parent, runner=runner)
+        self._deck: Deck | None = None
+        self._hand: list[str] = []
+        self._pending_deal: tuple[str, list[str], str] | None = None
+
+        self.deck_combo = QComboBox()
+        self.deck_combo.setObjectName("debateDeckCombo")
+        self.new_card_button = QPushButton("New card…")
+        self.new_card_button.setObjectName("debateNewCard")
+        self.new_card_button.setToolTip(plain_tooltip(
+            "Make a card from a feed, a folder of notes or pasted excerpts (Ctrl+Shift+K)."))
+        self._builder = DebateCardsBuilderHolder(self, bridge, runner)
+        self.deck_note = ElidedLabel("")  # one line; the whole description in its tooltip
+        self.deck_note.setObjectName("debateDeckNote")
+        self.grid = new_card_grid()
+        self.detail_view = DebateCardDetailView()
+        self.detail = self.detail_view.label
+        self.add_button = QPushButton("Add to hand")
+        self.add_button.setToolTip("Enter in the grid")
+        self.add_button.setObjectName("debateAddToHand")
+        self.hand_label = text_label("debateHandLabel", bold=True)
+        self.hand_list = new_hand_list()
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setToolTip("Delete in the hand")
+        self.remove_button.setObjectName("debateRemoveFromHand")
+        self.topic = QLineEdit()
+        self.topic.setObjectName("debateTopic")
+        self.topic.setPlaceholderText("The debate's topic, as a question")
+        self.deal_button = QPushButton("Deal  (Ctrl+Return)")
+        self.deal_button.setObjectName("debateDeal")
+        self.reason = text_label("debateDealReason")
+        self.mode_combo = QComboBox()
+        self.mode_combo.setObjectName("debateMode")
+        for mode, label in MODES:
+            self.mode_combo.addItem(label, mode)
+        self.mode_combo.setToolTip(plain_tooltip(
+            "Blitz: parallel table rounds and merges. Classical: one speaker at a time, "
+            "sentence by sentence; the others plan and may interrupt."))
+
+        hand_row = QHBoxLayout()
+        hand_row.addWidget(self.hand_label, 1)
+        hand_row.addWidget(self.add_button)
+        hand_row.addWidget(self.remove_button)
+        topic_row = QHBoxLayout()
+        topic_label = QLabel("&Topic")
+        topic_label.setBuddy(self.topic)
+        topic_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
+        topic_row.addWidget(topic_label)
+        topic_row.addWidget(self.topic, 1)
+        deal_row = QHBoxLayout()
+        deal_row.addWidget(self.reason, 1)
+        deal_row.addWidget(self.mode_combo)
+        deal_row.addWidget(self.deal_button)
+        # Grid, detail and hand share the height in a splitter, so a laptop's dock shows
+        # all three (each scrolls inside) and the topic and Deal stay in sight below.
+        hand_box = QWidget()
+        hand_layout = QVBoxLayout(hand_box)
+        hand_layout.setContentsMargins(0, 0, 0, 0)
+        hand_layout.addLayout(hand_row)
+        hand_layout.addWidget(self.hand_list, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("debateCardsSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        for widget, stretch in ((self.grid, 3), (self.detail_view, 3), (hand_box, 2)):
+            widget.setMinimumHeight(self.fontMetrics().lineSpacing() * 3)
+            self.splitter.addWidget(widget)
+            self.splitter.setStretchFactor(self.splitter.count() - 1, stretch)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(6, 4, 6, 4)
+        deck_row = QHBoxLayout()
+        deck_row.addWidget(self.deck_combo, 1)
+        deck_row.addWidget(self.new_card_button)
+        layout.addLayout(deck_row)
+        layout.addWidget(self.deck_note)
+        layout.addWidget(self.splitter, 1)
+        layout.addLayout(topic_row)
+        layout.addLayout(deal_row)
+        self.setWidget(body)
+
+        self.deck_combo.addItems(deck_names())
+        self.deck_combo.currentTextChanged.connect(self._on_deck_combo_changed)
+        self.grid.currentItemChanged.connect(self._on_grid_current_changed)
+        self.grid.itemActivated.connect(self._on_grid_item_activated)
+        self.add_button.clicked.connect(self._on_add_clicked)
+        self.remove_button.clicked.connect(self._on_remove_clicked)
+        self.deal_button.clicked.connect(self.deal)
+        self.new_card_button.clicked.connect(self.open_card_builder)
+        self._builder.cardBuilt.connect(self._on_builder_card_built)
+        self.topic.returnPressed.connect(self.deal)
+        # Ctrl+Return in the dock deals (the toolbar's Ctrl+Return is the session's step).
+        self.keys = DebateCardsKeyFilter(self, grid=self.grid, hand_list=self.hand_list,
+                                         deal=self.deal, add=self._on_add_clicked,
+                                         remove=self._on_remove_clicked)
+        self.keys.watch(self.grid, self.hand_list, self.topic, self.deal_button,
+                        self.add_button, self.deck_combo)
+        if runner is not None:
+            runner.sessionStarted.connect(self._on_runner_session_started)
+        self._load(self.deck_combo.currentText())
+        self.refresh()
+        self._sized = False
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if not self._sized and self.splitter.height() > 0:
+            self._sized = True  # grid, detail and hand start at 3:3:2; the user may drag
+            self.splitter.setSizes([3000, 3000, 2000])
+
+    # -- reading (tests and the window) --------------------------------------------------
+    def deck(self) -> Deck | None:
+        return self._deck
+
+    def hand(self) -> list[str]:
+        return list(self._hand)
+
+    def card_item(self, card_id: str) -> QListWidgetItem | None:
+        return find_card_item(self.grid, card_id)
+
+    def selectable(self, card_id: str) -> bool:
+        item = self.card_item(card_id)
+        return item is not None and bool(item.flags() & Qt.ItemFlag.ItemIsSelectable)
+
+    def reason_text(self) -> str:
+        return self.reason.text()
+
+    def mode(self) -> str:
+        return str(self.mode_combo.currentData())
+
+    def set_mode(self, mode: str) -> None:
+        index = self.mode_combo.findData(mode)
+        if index >= 0:
+            self.mode_combo.setCurrentIndex(index)
+
+    # -- the deck and the grid -------------------------------------------------------------
+    def show_deck(self, name: str) -> None:
+        self.deck_combo.setCurrentText(name)
+
+    def _on_deck_combo_changed(self, name: str) -> None:
+        self._load(name)
+
+    def _load(self, name: str) -> None:
+        self.grid.clear()
+        self._deck = None
+        if not name:
+            self.deck_note.set_full_text("No debate deck is installed.")
+            return
+        try:
+            deck = load_deck(name)
+        except DeckError as exc:
+            self.deck_note.set_full_text(exc.message)
+            return
+        self._deck = deck
+        self.deck_note.set_full_text(deck.description)
+        self._hand = [cid for cid in self._hand if in_deck(deck, cid)]
+        fill_card_grid(self.grid, deck)
+        self._fit_grid()
+        first = first_selectable_row(self.grid)
+        if first is not None:
+            self.grid.setCurrentRow(first)
+        if not self.topic.text().strip():
+            self.topic.setText(deck.demo_topic or deck.topic_hint)
+            self.topic.setCursorPosition(0)
+        self._show_hand()
+
+    def _fit_grid(self) -> None:
+        if self._deck is not None:
+            fit_card_grid(self.grid, self._deck)
+
+    def _on_theme_changed(self) -> None:
+        self._fit_grid()  # a zoom or theme change sizes the grid's text anew
+
+    def _on_grid_current_changed(self, current: QListWidgetItem | None, _prev: object) -> None:
+        self._show_detail(current.data(CARD_ID) if current is not None else None)
+
+    def _show_detail(self, card_id: str | None) -> None:
+        deck = self._deck
+        card = deck.card(card_id) if deck is not None and card_id is not None else None
+        self.detail_view.show_card(card)
+        self.add_button.setEnabled(card is not None and not card.locked
+                                   and card.id not in self._hand)
+
+    # -- new cards ---------------------------------------------------------------------------
+    @property
+    def builder(self) -> DebateCardBuilderDialog | None:
+        """The open card builder, if any."""
+        return self._builder.dialog
+
+    def open_card_builder(self) -> DebateCardBuilderDialog:
+        """The card builder (one at a time: an open one is brought forward)."""
+        deck = self._deck.name if self._deck is not None else ""
+        return self._builder.open(self.window(), deck)
+
+    def _on_builder_card_built(self, deck: str, card_id: str) -> None:
+        self.deck_combo.blockSignals(True)
+        self.deck_combo.clear()
+        self.deck_combo.addItems(deck_names())
+        self.deck_combo.setCurrentText(deck)
+        self.deck_combo.blockSignals(False)
+        self._load(deck)
+        item = self.card_item(card_id)
+        if item is not None:
+            self.grid.setCurrentItem(item)
+            self.grid.scrollToItem(item)
+
+    # -- the hand ----------------------------------------------------------------------------
+    def add(self, card_id: str) -> bool:
+        """Add a card to the hand; False (with the reason shown) when it cannot be."""
+        deck = self._deck
+        if deck is None or not in_deck(deck, card_id):
+            return False
+        card = deck.card(card_id)
+        if card.locked:
+            self.reason.setText(f"{card.name} is locked and cannot be dealt.")
+            return False
+        if card_id in self._hand:
+            self.reason.setText(f"{card.name} is already in the hand.")
+            return False
+        if len(self._hand) >= MAX_HAND:
+            self.reason.setText(f"A hand holds at most {MAX_HAND} cards.")
+            return False
+        self._hand.append(card_id)
+        self.reason.clear()
+        self._show_hand()
+        return True
+
+    def remove(self, card_id: str) -> None:
+        if card_id in self._hand:
+            self._hand.remove(card_id)
+            self._show_hand()
+
+    def set_hand(self, ids: list[str]) -> None:
+        self._hand = []
+        for cid in ids:
+            self.add(cid)
+        self._show_hand()
+
+    def _show_hand(self) -> None:
+        deck = self._deck
+        self.hand_list.clear()
+        for cid in self._hand:
+            if deck is None:
+                break
+            self.hand_list.addItem(hand_item(deck, deck.card(cid)))
+        count = len(self._hand)
+        self.hand_label.setText(f"Hand: {count} of {MIN_HAND}-{MAX_HAND} cards")
+        self.remove_button.setEnabled(bool(self._hand))
+        current = self.grid.currentItem()
+        self._show_detail(current.data(CARD_ID) if current is not None else None)
+
+    def _on_add_clicked(self) -> None:
+        item = self.grid.currentItem()
+        if item is not None:
+            self.add(item.data(CARD_ID))
+
+    def _on_grid_item_activated(self, item: QListWidgetItem) -> None:
+        self.add(item.data(CARD_ID))
+
+    def _on_remove_clicked(self) -> None:
+        item = self.hand_list.currentItem() or (
+            self.hand_list.item(self.hand_list.count() - 1) if self._hand else None)
+        if item is not None:
+            self.remove(item.data(CARD_ID))
+
+    # -- dealing ------------------------------------------------------------------------------
+    def deal(self) -> bool:
+        """Deal the hand on the topic; False with the reason shown when refused."""
+        deck = self._deck
+        if deck is None:
+            self.reason.setText("Choose a deck first.")
+            return False
+        if self.bridge.read_only:
+            self.reason.setText("Replay is read-only: leave it to deal a hand.")
+            return False
+        if self.running():
+            self.reason.setText("A step is running: wait for it or press Stop.")
+            return False
+        topic = self.topic.text().strip()
+        try:
+            validate_hand(deck, self._hand, topic)
+        except HandError as exc:
+            self.reason.setText(exc.message)
+            return False
+        state = self.debate()
+        session = self.live_session()
+        spec = next((s for s in session.actions() if s.id == "deal"), None) \
+            if session is not None else None
+        if state is not None and state.deck == deck.name and state.mode == self.mode() \
+                and spec is not None and spec.enabled:
+            self.reason.setText(f"Dealt {len(self._hand)} cards.")
+            self.perform(Action(id="deal", cards=list(self._hand), text=topic))
+            return True
+        if self.runner is None:
+            self.reason.setText("No session runner: cannot start a debate.")
+            return False
+        # Another deck or mode, or a debate under way: a new debate, dealt once shown.
+        self._pending_deal = (deck.name, list(self._hand), topic)
+        self.reason.setText("Starting a new debate with this hand…")
+        self.runner.start_new("debate", deck.name, mode=self.mode())
+        return True
+
+    def _on_runner_session_started(self, _session_id: str) -> None:
+        pending, self._pending_deal = self._pending_deal, None
+        state = self.debate()
+        if pending is None or state is None or state.deck != pending[0]:
+            return
+        _, cards, topic = pending
+        self.reason.setText(f"Dealt {len(cards)} cards.")
+        self.perform(Action(id="deal", cards=cards, text=topic))
+
+    # -- refresh ------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        state = self.debate()
+        if state is not None and not self._hand and self._deck is not None \
+                and state.deck == self._deck.name:
+            self.set_hand([a.id for a in state.agents])  # the hand the debate holds
+            self.set_mode(state.mode)
+            self.topic.setText(state.topic)
+            self.topic.setCursorPosition(0)
+        self.deal_button.setEnabled(not self.bridge.read_only)  # busy: deal() says why
+        under_way = state is not None and bool(state.claims)
+        self.deal_button.setToolTip(plain_tooltip(
+            "Starts a new debate with this hand." if under_way
+            else "Deals this hand to the debate shown."))
+

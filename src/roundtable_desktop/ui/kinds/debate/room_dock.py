@@ -1,0 +1,301 @@
+"""The debate's game room sidebar: what to do next, the claim selector (it drives the
+polygon's shading), where the selected claim stands, its metrics over time, the crux
+list and every agent's flip conditions.
+
+Metrics (pyqtgraph): stance entropy (bits) and confidence-weighted distance per event
+(0: the initial stances, then each table round and the final table) for the selected
+claim, the other claims' entropy faint behind; colours are the theme's inks and the
+axes follow the palette and the dock's font, as the Metrics dock does. Cruxes list the
+selected claim's first, each with its weight, the tables that raised it and the agents
+on each side; flip conditions are grouped by agent. The answers of a round are in the
+Answers dock. Must hold no engine logic.
+"""
+
+from __future__ import annotations
+
+import html
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QSizePolicy,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roundtable_desktop.domain.events import StateChanged
+from roundtable_desktop.kinds.debate.state import DebateState
+from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
+from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock, focused_claim
+from roundtable_desktop.ui.kinds.debate.next_step import next_sentence
+from roundtable_desktop.ui.theme import inks
+from roundtable_desktop.ui.window.session_runner import SessionRunner
+
+PLOT_MIN = (120, 80)
+
+
+class DebateRoomDock(DebateDock):
+    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None, *,
+                 runner: SessionRunner | None = None) -> None:
+        super().__init__("Game room", "debateRoomDock", bridge, parent, runner=runner)
+        self.next_label = _label("debateNextStep", bold=True)
+        self.claim_combo = QComboBox()
+        self.claim_combo.setObjectName("debateClaimSelector")
+        self.claim_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.claim_combo.setMinimumContentsLength(10)
+        self.claim_text = _label("debateClaimText")
+        self.outcome = _label("debateClaimOutcome")
+        self.entropy_plot = _plot("debateEntropyPlot")
+        self.distance_plot = _plot("debateDistancePlot")
+        self.entropy_curve = self.entropy_plot.plot([], [])
+        self.distance_curve = self.distance_plot.plot([], [])
+        self.others: list[tuple[pg.PlotWidget, pg.PlotDataItem]] = []
+        self.plot_legend = _label("debatePlotLegend")
+        self.cruxes = QListWidget()
+        self.cruxes.setObjectName("debateCruxList")
+        self.cruxes.setWordWrap(True)
+        self.flips = QListWidget()
+        self.flips.setObjectName("debateFlipList")
+        self.flips.setWordWrap(True)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("debateRoomTabs")
+        self.tabs.addTab(self.cruxes, "Cruxes")
+        self.tabs.addTab(self.flips, "Flip conditions")
+
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self.next_label)
+        layout.addWidget(self.claim_combo)
+        layout.addWidget(self.claim_text)
+        layout.addWidget(self.outcome)
+        layout.addWidget(self.plot_legend)
+        plots = QHBoxLayout()
+        plots.addWidget(_headed("Stance entropy (bits)", self.entropy_plot), 1)
+        plots.addWidget(_headed("Weighted distance", self.distance_plot), 1)
+        layout.addLayout(plots, 2)
+        layout.addWidget(self.tabs, 3)
+        self.tabs.setMinimumHeight(self.fontMetrics().lineSpacing() * 6)
+        self.setWidget(body)
+        self.claim_combo.currentIndexChanged.connect(self._on_claim_combo_changed)
+        self._follow_palette()
+        self.refresh()
+
+    # -- reading (tests) ------------------------------------------------------------------
+    def claim(self) -> str:
+        return focused_claim(self.debate(), self.focus)
+
+    def select_claim(self, claim: str) -> None:
+        index = self.claim_combo.findData(claim)
+        if index >= 0:
+            self.claim_combo.setCurrentIndex(index)
+
+    def crux_lines(self) -> list[str]:
+        return [self.cruxes.item(i).text() for i in range(self.cruxes.count())]
+
+    def flip_lines(self) -> list[str]:
+        return [self.flips.item(i).text() for i in range(self.flips.count())]
+
+    def plotted(self) -> tuple[list[float], list[float]]:
+        """The selected claim's entropy and distance, per event, as drawn."""
+        e, d = self.entropy_curve.getData(), self.distance_curve.getData()
+        return ([] if e[1] is None else list(e[1]), [] if d[1] is None else list(d[1]))
+
+    # -- refresh --------------------------------------------------------------------------
+    def refresh(self) -> None:
+        state = self.debate()
+        session = None if self.bridge.read_only else self.bridge.session()
+        specs = self.runner.actions() if self.runner is not None and session is not None \
+            else []
+        self.next_label.setText(next_sentence(state, specs, running=self.running(),
+                                              read_only=self.bridge.read_only))
+        if state is None:
+            for widget in (self.claim_text, self.outcome):
+                widget.clear()
+            self.claim_combo.clear()
+            self.cruxes.clear()
+            self.flips.clear()
+            return
+        self._fill_claims(state)
+        claim = focused_claim(state, self.focus)
+        self._show_claim(state, claim)
+        self._draw(state, claim)
+        self._fill_cruxes(state, claim)
+        self._fill_flips(state)
+
+    def _fill_claims(self, state: DebateState) -> None:
+        items = [(c.id, f"{c.id}: {c.text}") for c in state.claims]
+        current = [(self.claim_combo.itemData(i), self.claim_combo.itemText(i))
+                   for i in range(self.claim_combo.count())]
+        if items != current:
+            self.claim_combo.blockSignals(True)
+            self.claim_combo.clear()
+            for cid, text in items:
+                self.claim_combo.addItem(text, cid)
+            self.claim_combo.blockSignals(False)
+        index = self.claim_combo.findData(focused_claim(state, self.focus))
+        if index >= 0 and index != self.claim_combo.currentIndex():
+            self.claim_combo.blockSignals(True)
+            self.claim_combo.setCurrentIndex(index)
+            self.claim_combo.blockSignals(False)
+        self.claim_combo.setEnabled(bool(items))
+
+    def _show_claim(self, state: DebateState, claim: str) -> None:
+        if not claim:
+            self.claim_text.setText(f"Topic: {state.topic}")
+            self.outcome.setText("No claims yet.")
+            return
+        c = state.claim(claim)
+        self.claim_text.setText(c.text)
+        self.claim_text.setToolTip(plain_tooltip(f"For: {c.pro}\nAgainst: {c.con}"))
+        outcome = next((o for o in state.outcomes if o.claim == claim), None)
+        point = next((m for m in reversed(state.metrics) if m.claim == claim), None)
+        if outcome is not None:
+            text = (f"{outcome.status.capitalize()}: {outcome.side or 'no side'} holds "
+                    f"{outcome.share:.0%} of the confidence; {outcome.heavy_open} heavy open "
+                    f"crux{'es' if outcome.heavy_open != 1 else ''}.")
+        elif point is not None:
+            text = (f"Now: {point.side or 'no side'} leads with {point.share:.0%} of the "
+                    f"confidence; entropy {point.entropy_bits:.2f} bits.")
+        else:
+            text = "No stances yet."
+        if state.stop_reason:
+            text += f" Stopped: {state.stop_reason} ({state.stop_detail})."
+        self.outcome.setText(text)
+
+    def _draw(self, state: DebateState, claim: str) -> None:
+        for plot, curve in self.others:
+            plot.removeItem(curve)
+        self.others = []
+        ink = inks(self.theme_palette())
+        faint = QColor(ink.system)
+        faint.setAlpha(110)
+        plots = ((self.entropy_plot, "entropy_bits"), (self.distance_plot, "distance"))
+        for c in state.claims:
+            if c.id == claim:
+                continue
+            points = [m for m in state.metrics if m.claim == c.id]
+            for plot, field in plots:
+                curve = plot.plot([m.event for m in points],
+                                  [getattr(m, field) for m in points],
+                                  pen=pg.mkPen(faint, width=1, style=Qt.PenStyle.DashLine))
+                curve.setZValue(-1)
+                self.others.append((plot, curve))
+        points = [m for m in state.metrics if m.claim == claim]
+        xs = [m.event for m in points]
+        for curve, field in ((self.entropy_curve, "entropy_bits"),
+                             (self.distance_curve, "distance")):
+            curve.setData(xs, [getattr(m, field) for m in points],
+                          pen=pg.mkPen(ink.tool, width=2), symbol="o", symbolSize=7,
+                          symbolBrush=ink.tool, symbolPen=ink.tool)
+        last = max(xs, default=1)
+        for plot, _ in plots:
+            plot.getAxis("bottom").setTickSpacing(1, 1)
+            plot.setXRange(-0.3, max(1, last) + 0.3, padding=0)
+        self.entropy_plot.setYRange(0, max([1.6, *(m.entropy_bits for m in state.metrics)]),
+                                    padding=0.05)
+        self.plot_legend.setText(
+            f'<span style="color:{ink.tool}">━━</span>&nbsp;{html.escape(claim or "-")} '
+            f'&nbsp; <span style="color:{ink.system}">╍╍</span>&nbsp;other claims · '
+            f"per event")
+        self.plot_legend.setToolTip("Event 0: the initial stances; then each table round "
+                                    "and the final table.")
+
+    def _fill_cruxes(self, state: DebateState, claim: str) -> None:
+        names = {a.id: a.name for a in state.agents}
+        self.cruxes.clear()
+        ordered = sorted(state.cruxes, key=lambda c: (c.claim != claim, -c.weight))
+        for c in ordered:
+            pro = ", ".join(names.get(a, a) for a in c.pro) or "-"
+            con = ", ".join(names.get(a, a) for a in c.con) or "-"
+            mark = "resolved · " if c.resolved else ""
+            self.cruxes.addItem(f"{c.claim or '-'} · {mark}weight {c.weight:.2f}: {c.text}\n"
+                                f"   for: {pro}   against: {con}")
+            self.cruxes.item(self.cruxes.count() - 1).setToolTip(plain_tooltip(
+                f"Raised at table(s) {', '.join(map(str, c.tables)) or '-'} in round "
+                f"{c.round}."))
+        if not state.cruxes:
+            self.cruxes.addItem("No cruxes yet: they come with the stances and the rounds.")
+        self.tabs.setTabText(0, f"Cruxes ({len(state.cruxes)})")
+
+    def _fill_flips(self, state: DebateState) -> None:
+        names = {a.id: a.name for a in state.agents}
+        self.flips.clear()
+        by_agent: dict[str, list[str]] = {}
+        for f in state.flips:
+            by_agent.setdefault(f.agent, []).append(f"{f.text} (round {f.round})")
+        for agent, texts in by_agent.items():
+            self.flips.addItem(f"{names.get(agent, agent)}:\n   " + "\n   ".join(texts))
+        if not state.flips:
+            self.flips.addItem("No flip conditions named yet.")
+        self.tabs.setTabText(1, f"Flip conditions ({len(state.flips)})")
+
+    # -- events and theme -----------------------------------------------------------------
+    def _on_bridge_event_received(self, event: object) -> None:
+        super()._on_bridge_event_received(event)
+        if isinstance(event, StateChanged) and event.part == "claims" and not self.retired:
+            self.raise_()  # the hand is dealt and the claims are in: the room leads
+
+    def _on_claim_combo_changed(self, index: int) -> None:
+        claim = self.claim_combo.itemData(index)
+        if claim:
+            self.focus.set_claim(str(claim))
+
+    def _follow_palette(self) -> None:
+        pal = self.theme_palette()
+        text = pal.color(QPalette.ColorRole.Text)
+        for plot in (self.entropy_plot, self.distance_plot):
+            plot.setBackground(pal.color(QPalette.ColorRole.Base))
+            item = plot.getPlotItem()
+            for side in ("left", "bottom"):
+                axis = item.getAxis(side)
+                axis.setPen(pg.mkPen(text))
+                axis.setTextPen(pg.mkPen(text))
+                axis.setTickFont(self.font())
+
+    def _on_theme_changed(self) -> None:
+        self._follow_palette()
+        self.refresh()
+
+
+def _plot(name: str) -> pg.PlotWidget:
+    plot = pg.PlotWidget()
+    plot.setObjectName(name)
+    plot.setMinimumSize(*PLOT_MIN)
+    item = plot.getPlotItem()
+    item.hideButtons()
+    item.setMenuEnabled(False)
+    item.setMouseEnabled(x=False, y=False)
+    item.showGrid(x=False, y=True, alpha=0.25)
+    item.getViewBox().setDefaultPadding(0.08)
+    return plot
+
+
+def _headed(heading: str, plot: QWidget) -> QWidget:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(1)
+    layout.addWidget(QLabel(heading))
+    layout.addWidget(plot, 1)
+    return box
+
+
+def _label(name: str, *, bold: bool = False) -> QLabel:
+    label = QLabel()
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+    if bold:
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+    return label

@@ -1,0 +1,2 @@
+"""The legion kind's window spec, docks and dialogs. Qt only.
+"""

@@ -1,0 +1,57 @@
+"""The legion in the window: its own docks, how its result and its end read.
+
+Docks: Commander chat (right, on top: channels with unread counts, the selected
+channel's messages, each minion message opening its diary, the line the Commander
+writes in with @name completion; where the human seat writes), Opinions below it (each
+minion's score for each participant over time over the mode bands), Minion (left, above
+the shared Polygon: persona, model, editable scores, the last turn's diary with its
+quiet lines, the speed slider) and Legion analytics tabbed with the shared Metrics
+(messages, tokens, cost and latency per minion). The chat dock says what to do next on
+top ("Write to your minions: pick a channel and press Enter"). The end panel shows the
+final opinion scores with their trajectories. The session's MCP servers are stopped by
+the runner through the kind-neutral `SessionProtocol.aclose()` when the window drops
+the session. Must not build widgets or read the legion beyond its summary.
+"""
+
+from __future__ import annotations
+
+from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.domain.summary import ResultSection, SessionSummary
+from roundtable_desktop.ui.kinds.legion.analytics_dock import LegionAnalyticsDock
+from roundtable_desktop.ui.kinds.legion.chat_dock import LegionChatDock
+from roundtable_desktop.ui.kinds.legion.minion_dock import LegionMinionDock
+from roundtable_desktop.ui.kinds.legion.opinions_dock import LegionOpinionsDock
+from roundtable_desktop.ui.kinds.spec import WindowKind
+from roundtable_desktop.ui.window.dock_set import Area, DockSpec
+
+CHAT_DOCK = "legionChatDock"
+
+
+def legion_result(summary: SessionSummary) -> ResultSection:
+    """The opinion scores, headed "Final opinion scores" once the session has ended."""
+    result = summary.result
+    if not result.final:
+        return result
+    return result.model_copy(update={"heading": f"Final {result.heading.lower()}"})
+
+
+def legion_ended(summary: SessionSummary, kind_title: str, calls: int) -> str:
+    """E.g. "The legion ended after 3 Commander messages and 4 minion messages
+    (11 calls)." """
+    said = summary.progress.replace(" · ", " and ") if summary.progress else "no messages"
+    return f"The legion ended after {said} ({count_of(calls, 'call')})."
+
+
+LEGION_WINDOW = WindowKind(
+    name="legion",
+    docks=(
+        DockSpec(LegionChatDock, Area.RightDockWidgetArea, services=("runner",)),
+        DockSpec(LegionOpinionsDock, Area.RightDockWidgetArea, services=("runner",)),
+        DockSpec(LegionMinionDock, Area.LeftDockWidgetArea, services=("runner",)),
+        DockSpec(LegionAnalyticsDock, Area.BottomDockWidgetArea, tab_with="MetricsDock",
+                 services=("runner",)),
+    ),
+    result=legion_result,
+    what_happened=legion_ended,
+    human_seat_dock=CHAT_DOCK,
+)

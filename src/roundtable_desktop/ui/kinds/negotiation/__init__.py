@@ -1,0 +1,2 @@
+"""The negotiation kind's window spec, docks and dialogs. Qt only.
+"""

@@ -1,0 +1,2 @@
+"""The roundtable kind's window spec, docks and dialogs. Qt only.
+"""

@@ -1,0 +1,2 @@
+"""The tutor kind's window spec, docks and dialogs. Qt only.
+"""

@@ -1,0 +1,61 @@
+"""The evaluation checklist of the exercise, ticking as the debrief reveals each pattern,
+with the debrief itself below it. Read-only: the ticks come from the debrief text.
+Must hold no engine logic.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roundtable_desktop.kinds.tutor.summary import checklist_ticks
+from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.kinds.tutor.dock_base import TutorDock
+from roundtable_desktop.ui.window.session_runner import SessionRunner
+
+
+class TutorEvaluationDock(TutorDock):
+    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None, *,
+                 runner: SessionRunner | None = None) -> None:
+        super().__init__("Evaluation", "tutorEvaluationDock", bridge, parent, runner=runner)
+        self.checklist = QListWidget()
+        self.checklist.setObjectName("tutorChecklist")
+        self.checklist.setWordWrap(True)
+        self.debrief = QPlainTextEdit()
+        self.debrief.setObjectName("tutorDebrief")
+        self.debrief.setReadOnly(True)
+        self.debrief.setPlaceholderText("The debrief comes when the task ends.")
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.addWidget(QLabel("Checklist (ticks as the debrief reveals each pattern):"))
+        layout.addWidget(self.checklist, 1)
+        layout.addWidget(QLabel("Debrief:"))
+        layout.addWidget(self.debrief, 2)
+        self.setWidget(body)
+        self.refresh()
+
+    def ticks(self) -> list[tuple[str, bool]]:
+        return [(self.checklist.item(i).text(),
+                 self.checklist.item(i).checkState() == Qt.CheckState.Checked)
+                for i in range(self.checklist.count())]
+
+    def refresh(self) -> None:
+        state = self.tutor()
+        self.checklist.clear()
+        if state is None:
+            self.debrief.clear()
+            return
+        for text, done in checklist_ticks(state):
+            item = QListWidgetItem(text)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # shown, never ticked by hand
+            item.setCheckState(Qt.CheckState.Checked if done else Qt.CheckState.Unchecked)
+            self.checklist.addItem(item)
+        if self.debrief.toPlainText() != (state.debrief or ""):
+            self.debrief.setPlainText(state.debrief or "")

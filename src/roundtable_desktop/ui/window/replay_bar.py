@@ -1,0 +1,269 @@
+"""The replay bar: step through a stored session read-only, one model call at a time.
+
+Each step is one recorded call. The bar emits `callShown` with that call's record (the
+window shows its whole request as stored, system prompt with its layers marked and every
+message, byte for byte as it was sent, with the reply under it) and `payloadChanged`
+with that request rendered (stored_calls.request_document), and hands the bridge the
+session as it was right after the action that made the call (`bridge.show_replay`), so
+every dock shows that moment. Steps are matched to checkpoints by the order of the
+recorded events (CallStarted, then the ActionFinished or SessionEnded that closed its
+action), falling back to timestamps.
+Must not write to the store or run anything; leaving replay is the window's business
+(it re-attaches the live session on `closed`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSlider, QToolBar, QWidget
+
+from roundtable_desktop.domain.events import ActionFinished, CallStarted, SessionEnded
+from roundtable_desktop.engine.base import SessionProtocol
+from roundtable_desktop.engine.replay_state import replay_session
+from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.store.records import CallRecord, Checkpoint
+from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.context.stored_calls import request_document
+from roundtable_desktop.ui.elided_label import ElidedLabel
+
+__all__ = ["ReplayBar", "ReplayStep", "replay_steps", "request_document"]
+
+
+TITLE_MAX_EM = 24  # the replay title's widest, in lines of its text
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """One call and the stored state that goes with it."""
+
+    call: CallRecord
+    state: dict[str, Any]
+    action: str
+
+
+def replay_steps(store: SessionStore, session_id: str) -> list[ReplayStep]:
+    """Every call of a session, each with the state right after the action that made it."""
+    calls = store.calls(session_id)
+    if not calls:
+        return []
+    checkpoints = store.checkpoints(session_id)
+    latest = store.get_session(session_id).state
+    by_order = _checkpoint_after_call(store, session_id, len(checkpoints))
+    steps = []
+    for call in calls:
+        index = by_order.get(call.id) if by_order is not None else None
+        checkpoint = checkpoints[index] if index is not None and index < len(checkpoints) else \
+            _first_checkpoint_after(checkpoints, call.started_at)
+        state = checkpoint.state if checkpoint else latest
+        action = checkpoint.action if checkpoint else "latest state"
+        steps.append(ReplayStep(call=call, state=state, action=action))
+    return steps
+
+
+def _checkpoint_after_call(
+    store: SessionStore, session_id: str, checkpoint_count: int
+) -> dict[str, int] | None:
+    """Call id -> index of the checkpoint written when its action ended; None if the
+    events do not line up with the checkpoints (then timestamps decide)."""
+    after: dict[str, int] = {}
+    closed = 0
+    for event in store.events(session_id):
+        if isinstance(event, CallStarted):
+            after[event.call_id] = closed
+        elif isinstance(event, ActionFinished | SessionEnded):
+            closed += 1
+    return after if closed == checkpoint_count else None
+
+
+def _first_checkpoint_after(checkpoints: list[Checkpoint], ts: float) -> Checkpoint | None:
+    return next((c for c in checkpoints if c.ts >= ts), None)
+
+
+class ReplayBar(QToolBar):
+    payloadChanged = Signal(str)
+    callShown = Signal(object, str)  # the step's CallRecord (None: no calls), its kind
+    stepChanged = Signal(int, int)  # index, count
+    closed = Signal()
+
+    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
+        super().__init__("Replay", parent)
+        self.setObjectName("replayBar")
+        self.setMovable(False)
+        self.bridge = bridge
+        self._store: SessionStore | None = None
+        self._session_id: str | None = None
+        self._steps: list[ReplayStep] = []
+        self._index = -1
+        self._kind = ""
+        self._states: dict[int, SessionProtocol | None] = {}
+
+        self.title_label = ElidedLabel("Replay")
+        self.title_label.setObjectName("replayTitle")
+        # A fixed width the bar works out (_fit_title): the toolbar gives an Ignored-width
+        # label nothing, and a label as wide as its text would push Leave replay out.
+        self.title_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
+        font = self.title_label.font()
+        font.setBold(True)
+        self.title_label.setFont(font)
+        self.prev_action = QAction("◀ Previous", self)
+        self.prev_action.setShortcut(QKeySequence("Alt+Left"))
+        self.prev_action.setToolTip("Previous call (Alt+Left)")
+        self.next_action = QAction("Next ▶", self)
+        self.next_action.setShortcut(QKeySequence("Alt+Right"))
+        self.next_action.setToolTip("Next call (Alt+Right)")
+        self.leave_action = QAction("Leave replay", self)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setObjectName("replaySlider")
+        self.slider.setFixedWidth(280)
+        self.slider.setPageStep(1)
+        self.step_label = QLabel()
+        self.step_label.setTextFormat(Qt.TextFormat.PlainText)
+
+        self.addWidget(self.title_label)
+        self.addSeparator()
+        self.addAction(self.prev_action)
+        self.addWidget(self.slider)
+        self.addAction(self.next_action)
+        self.addWidget(self.step_label)
+        self.addSeparator()
+        self.addAction(self.leave_action)
+
+        self.prev_action.triggered.connect(self.prev_step)
+        self.next_action.triggered.connect(self.next_step)
+        self.leave_action.triggered.connect(self.leave)
+        self.slider.valueChanged.connect(self._on_slider_value_changed)
+        self._update_controls()
+
+    # -- reading --------------------------------------------------------------------------
+    def step(self) -> int:
+        return self._index
+
+    def step_count(self) -> int:
+        return len(self._steps)
+
+    def current_call(self) -> CallRecord | None:
+        return self._steps[self._index].call if 0 <= self._index < len(self._steps) else None
+
+    def session_id(self) -> str | None:
+        return self._session_id
+
+    # -- driving --------------------------------------------------------------------------
+    def open_session(self, store: SessionStore, session_id: str) -> int:
+        """Load a stored session and show its first call; returns the number of steps."""
+        record = store.get_session(session_id)
+        self._store, self._session_id = store, session_id
+        self._kind = record.kind
+        self._steps = replay_steps(store, session_id)
+        self._states = {}
+        self._index = -1
+        # Whole words then "…" (never a word cut in the middle); the tooltip has it all.
+        self.title_label.set_full_text(
+            f"Replay: {record.title} ({record.kind}, {session_id[:8]})")
+        self._fit_title()
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, max(0, len(self._steps) - 1))
+        self.slider.setValue(0)
+        self.slider.blockSignals(False)
+        self.show()
+        if self._steps:
+            self.set_step(0)
+        else:
+            session = replay_session(record.kind, record.state)
+            if session is not None:
+                self.bridge.show_replay(store, session_id, session)
+            self.step_label.setText("This session has no model calls.")
+            self.payloadChanged.emit("")
+            self.callShown.emit(None, self._kind)
+            self._update_controls()
+        return len(self._steps)
+
+    def set_step(self, index: int) -> None:
+        if not self._steps or self._store is None or self._session_id is None:
+            return
+        index = max(0, min(index, len(self._steps) - 1))
+        self._index = index
+        step = self._steps[index]
+        if index not in self._states:
+            self._states[index] = replay_session(self._kind, step.state)
+        state = self._states[index]
+        if state is not None:
+            self.bridge.show_replay(self._store, self._session_id, state)
+        self.slider.blockSignals(True)
+        self.slider.setValue(index)
+        self.slider.blockSignals(False)
+        short, full = self._describe(step, state)
+        self.step_label.setText(short)
+        self.step_label.setToolTip(full)
+        self._fit_title()  # the step's label may be wider or narrower
+        self._update_controls()
+        self.payloadChanged.emit(request_document(step.call, self._kind))
+        self.callShown.emit(step.call, self._kind)
+        self.stepChanged.emit(index, len(self._steps))
+
+    def next_step(self) -> None:
+        self.set_step(self._index + 1)
+
+    def prev_step(self) -> None:
+        self.set_step(self._index - 1)
+
+    def leave(self) -> None:
+        """Stop replaying and hide; the window re-attaches the live session on `closed`
+        (`bridge.attach` ends the replay state)."""
+        self._steps, self._states, self._index = [], {}, -1
+        self._store = self._session_id = None
+        self._update_controls()
+        self.hide()
+        self.closed.emit()
+
+    # -- plumbing -----------------------------------------------------------------------
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_title()
+
+    def _fit_title(self) -> None:
+        """The title takes what the controls leave of the bar, up to its whole text and
+        at most TITLE_MAX_EM wide; whole words then "…" (the tooltip has it all)."""
+        metrics = self.title_label.fontMetrics()
+        spacing = self.layout().spacing()
+        widgets = [widget for action in self.actions() if action.isVisible()
+                   and (widget := self.widgetForAction(action)) is not None]
+        others = sum(max(w.sizeHint().width(), w.minimumWidth()) + spacing
+                     for w in widgets if w is not self.title_label)
+        margins = self.layout().contentsMargins()
+        room = self.width() - others - margins.left() - margins.right() - 2 * spacing \
+            - metrics.height()  # a little slack: never push Leave replay into "»"
+        whole = metrics.horizontalAdvance(self.title_label.full_text()) + 8
+        width = max(metrics.horizontalAdvance("Replay: …") + 8,
+                    min(room, whole, TITLE_MAX_EM * metrics.height()))
+        if self.title_label.minimumWidth() != width or self.title_label.maximumWidth() != width:
+            self.title_label.setFixedWidth(width)
+            self.layout().invalidate()  # the toolbar caches its items' sizes
+
+    def _describe(self, step: ReplayStep, state: SessionProtocol | None) -> tuple[str, str]:
+        """A short label for the bar and a full sentence for its tooltip."""
+        call = step.call
+        who = call.actor_id or "no actor"
+        summary = state.summary() if state is not None else None
+        if summary is not None and call.actor_id:
+            who = summary.name_of(call.actor_id)
+        turn = f" · {summary.progress.split(' · ')[0].lower()}" if summary and summary.progress \
+            else ""
+        short = f"{self._index + 1}/{len(self._steps)} · {who}{turn}"
+        full = (f"Call {self._index + 1} of {len(self._steps)} by {who}{turn}, "
+                f"{call.status.value}; the docks show the state after its action "
+                f"“{step.action}”, the view shows its payload exactly as sent.")
+        return short, full
+
+    def _update_controls(self) -> None:
+        has = bool(self._steps)
+        self.prev_action.setEnabled(has and self._index > 0)
+        self.next_action.setEnabled(has and self._index < len(self._steps) - 1)
+        self.slider.setEnabled(len(self._steps) > 1)
+
+    def _on_slider_value_changed(self, value: int) -> None:
+        if value != self._index:
+            self.set_step(value)

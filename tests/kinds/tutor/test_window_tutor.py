@@ -1,0 +1,143 @@
+"""The tutor in the window: a student completes the Lithuanian cartridge offline by
+clicking a choice and writing; the phase strip, the checklist, the redaction notice and
+the teacher view follow the exercise. Offscreen, on a running qasync loop."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from roundtable_desktop.kinds.tutor.state import TutorState
+from roundtable_desktop.ui.kinds import window_kind
+from roundtable_desktop.ui.kinds.tutor.chat_dock import TutorChatDock
+from roundtable_desktop.ui.kinds.tutor.evaluation_dock import TutorEvaluationDock
+from roundtable_desktop.ui.kinds.tutor.teacher_dock import TutorTeacherDock
+from roundtable_desktop.ui.window.main_window import MainWindow
+from roundtable_desktop.ui.window.session_runner import ClientChoice
+from tests.fakes.scripted_model import ScriptedClient
+from tests.fakes.window_harness import WAIT_MS, running_qasync_loop, wait_idle, window_maker
+from tests.kinds.tutor.conftest import CHAIN, TIP
+
+pytestmark = pytest.mark.qt
+
+
+@pytest.fixture
+def make_window(qtbot, qapp):
+    with running_qasync_loop(qapp), window_maker(qtbot) as make:
+        yield make
+
+
+def start_tutor(qtbot, window: MainWindow, scenario: str) -> None:  # type: ignore[no-untyped-def]
+    window.runner.start_new("tutor", scenario)
+    qtbot.waitUntil(lambda: window.kind == "tutor" and isinstance(state_of(window), TutorState)
+                    and state_of(window).cartridge.task_id == scenario, timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+
+
+def state_of(window: MainWindow) -> TutorState | None:
+    handle = window.runner.handle
+    state = getattr(handle.session, "state", None) if handle is not None else None
+    return state if isinstance(state, TutorState) else None
+
+
+def chat(window: MainWindow) -> TutorChatDock:
+    dock = window.docks["tutorChatDock"]
+    assert isinstance(dock, TutorChatDock)
+    return dock
+
+
+def write(qtbot, window: MainWindow, text: str) -> None:  # type: ignore[no-untyped-def]
+    dock = chat(window)
+    qtbot.waitUntil(dock.can_send, timeout=WAIT_MS)
+    dock.editor.setPlainText(text)
+    qtbot.mouseClick(dock.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: any(text in line for line in dock.lines()), timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+
+
+def test_the_tutor_names_its_docks_and_where_the_student_writes():
+    spec = window_kind("tutor")
+    assert {d.cls.__name__ for d in spec.docks} == {"TutorChatDock", "TutorEvaluationDock",
+                                                    "TutorTeacherDock"}
+    assert spec.human_seat_dock == "tutorChatDock"
+
+
+def test_a_student_completes_the_lithuanian_cartridge_offline(qtbot, make_window):
+    window = make_window(start=False)
+    start_tutor(qtbot, window, CHAIN)
+    dock = chat(window)
+    assert dock.strip.text().startswith("Phase 1 of 3")
+    assert [b.text() for b in dock.choice_buttons][1] == "2. Paklausiu draugo, iš kur ši žinia"
+
+    qtbot.mouseClick(dock.choice_buttons[1], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "0 of 2–5 exchanges" in dock.strip.text(), timeout=WAIT_MS)
+    write(qtbot, window, "Kas tau tai pasakė?")
+    assert "1 of 2–5 exchanges" in dock.strip.text()
+    write(qtbot, window, "Čia tik gąsdinimas ir skuba, nepersiųsiu.")
+
+    # The transition leads to the end phase; the debrief is the next step (Auto or toolbar).
+    qtbot.waitUntil(lambda: state_of(window).phase == "reveal", timeout=WAIT_MS)
+    window.runner.perform(window.runner.handle.session.next_step())
+    qtbot.waitUntil(lambda: state_of(window).ended, timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+
+    evaluation = window.docks["tutorEvaluationDock"]
+    assert isinstance(evaluation, TutorEvaluationDock)
+    qtbot.waitUntil(lambda: all(done for _, done in evaluation.ticks()), timeout=WAIT_MS)
+    assert "Atpažinai" in evaluation.debrief.toPlainText()
+    qtbot.waitUntil(lambda: window.end_panel.isVisible(), timeout=WAIT_MS)
+    assert "debrief" in dock.strip.text()
+
+
+def test_a_withheld_reply_shows_the_notice_and_only_the_teacher_sees_the_original(
+    qtbot, make_window
+):
+    link = "Join at https://example.test today."
+    window = make_window(lambda: ClientChoice(ScriptedClient(link, "calm again"), "m", "local"),
+                         start=False)
+    start_tutor(qtbot, window, TIP)
+    dock = chat(window)
+    qtbot.mouseClick(dock.choice_buttons[0], Qt.MouseButton.LeftButton)
+    write(qtbot, window, "How do I join?")
+
+    qtbot.waitUntil(lambda: dock.redaction.isVisible(), timeout=WAIT_MS)
+    assert "withheld by the safety check" in dock.redaction.text()
+    assert not any(link in line for line in dock.lines())
+    teacher = window.docks["tutorTeacherDock"]
+    assert isinstance(teacher, TutorTeacherDock)
+    qtbot.waitUntil(lambda: link in teacher.text.toPlainText(), timeout=WAIT_MS)
+    text = teacher.text.toPlainText()
+    assert "persona · tutor/default/persona.md" in text
+    assert f"task_override · tutor/tasks/{TIP}/local.md" in text
+    assert "redaction · runtime" in text  # the one-shot layer of the next request
+    assert "usage" not in text and "reply:" in dock.usage.text()
+
+
+def test_the_redaction_notice_goes_after_the_next_clean_reply(qtbot, make_window):
+    window = make_window(lambda: ClientChoice(
+        ScriptedClient("See https://x.test", "Fine, no links."), "m", "offline"), start=False)
+    start_tutor(qtbot, window, TIP)
+    dock = chat(window)
+    qtbot.mouseClick(dock.choice_buttons[0], Qt.MouseButton.LeftButton)
+    write(qtbot, window, "Where?")
+    qtbot.waitUntil(lambda: dock.redaction.isVisible(), timeout=WAIT_MS)
+    write(qtbot, window, "Why hide it?")
+    qtbot.waitUntil(lambda: not dock.redaction.isVisible(), timeout=WAIT_MS)
+
+
+def test_the_budget_edited_in_the_teacher_view_is_saved_at_once(
+    qtbot, make_window
+):
+    window = make_window(start=False)
+    start_tutor(qtbot, window, TIP)
+    teacher = window.docks["tutorTeacherDock"]
+    assert isinstance(teacher, TutorTeacherDock)
+    qtbot.waitUntil(teacher.budget.isEnabled, timeout=WAIT_MS)
+    assert teacher.budget.value() == state_of(window).budget_tokens == 100_000
+
+    teacher.budget.setValue(2_000)
+    teacher.budget.editingFinished.emit()
+
+    assert state_of(window).budget_tokens == 2_000
+    store, sid = window.runner.store, window.runner.handle.session_id
+    assert store.get_session(sid).state["tutor"]["budget_tokens"] == 2_000  # saved at once

@@ -1,0 +1,309 @@
+"""The toolbar is built from the live session's `actions()`: every action its kind offers,
+with the spec's label, shortcut and (when disabled) reason; the step box beside an action
+that takes steps; Stop last and always shown; text from the human seat dock or a prompt.
+The kind and scenario pickers list the registry and start a session of what is chosen.
+Where a kind allows it, a human speaks while AI seats stream. Offscreen, on a running
+qasync loop; layout is checked from widget geometry, not pixels."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QWidget
+
+from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.registry import kind_names, register_kind
+from roundtable_desktop.ui.kinds.roundtable.dock_base import meeting_state
+from roundtable_desktop.ui.window.main_window import MainWindow
+from roundtable_desktop.ui.window.session_runner import ClientChoice
+from tests.fakes.paced_client import PacedClient
+from tests.fakes.panel_kind import OPEN_FLOOR_PANEL, PANEL, PanelSession
+from tests.fakes.window_harness import (
+    WAIT_MS,
+    perform,
+    running_qasync_loop,
+    wait_idle,
+    window_maker,
+)
+
+pytestmark = pytest.mark.qt
+
+
+@pytest.fixture(autouse=True)
+def test_kinds() -> Iterator[None]:
+    removers = [register_kind(PANEL), register_kind(OPEN_FLOOR_PANEL)]
+    yield
+    for remove in removers:
+        remove()
+
+
+@pytest.fixture
+def make_window(qtbot, qapp):
+    with running_qasync_loop(qapp), window_maker(qtbot) as make:
+        yield make
+
+
+def start(qtbot, window: MainWindow, kind: str, scenario: str = "default") -> str:  # type: ignore[no-untyped-def]
+    before = window.bridge.session_id()
+    window.runner.start_new(kind, scenario)
+    qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, before), timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: set(window.toolbar.qactions) == {
+        s.id for s in window.runner.actions()}, timeout=WAIT_MS)
+    return str(window.bridge.session_id())
+
+
+def rect_in(window: QWidget, widget: QWidget) -> QRect:
+    return QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
+
+
+def make_human(window: MainWindow) -> None:
+    """Tick Human seat for the actor whose turn it is, as a user does in the Actors dock."""
+    actors = window.docks["actorsDock"]
+    actors.select_actor(meeting_state(window.bridge).actor.id)
+    actors.human_check.click()
+
+
+def paced(words: int = 40, delay_s: float = 0.03):  # type: ignore[no-untyped-def]
+    return lambda: ClientChoice(PacedClient(words=words, delay_s=delay_s), "paced", "paced")
+
+
+# -- what the toolbar lists ------------------------------------------------------------------
+def test_the_toolbar_lists_every_action_the_session_offers(make_window):
+    window = make_window()
+
+    offered = [spec.id for spec in window.runner.handle.session.actions()]
+
+    assert sorted(window.toolbar.qactions) == sorted(offered)
+    assert "send" in window.toolbar.qactions  # not a fixed list: the human seat's action too
+
+
+def test_each_action_takes_its_label_and_shortcut_from_its_spec(make_window):
+    window = make_window()
+
+    for spec in window.runner.actions():
+        qaction = window.toolbar.qactions[spec.id]
+        assert qaction.text().replace("&&", "&") == spec.label
+        assert qaction.shortcut() == QKeySequence(spec.shortcut)
+
+
+def test_an_enabled_action_shows_its_key_and_a_disabled_one_its_reason(make_window):
+    window = make_window()
+    specs = {spec.id: spec for spec in window.runner.actions()}
+
+    infer, send = window.toolbar.qactions["infer"], window.toolbar.qactions["send"]
+
+    assert infer.isEnabled() and "Ctrl+Return" in infer.toolTip()
+    assert not send.isEnabled() and specs["send"].reason in send.toolTip()
+
+
+def test_stop_comes_after_every_other_action(make_window):
+    window = make_window()
+    toolbar = window.toolbar
+
+    stop = toolbar.button("stop")
+    others = [toolbar.button(a) for a in toolbar.qactions if a != "stop"]
+
+    assert stop is not None and stop.isVisible()
+    assert all(rect_in(window, stop).left() >= rect_in(window, b).right()
+               for b in others if b is not None and b.isVisible())
+
+
+def test_stop_stays_shown_however_narrow_the_window(qtbot, make_window):
+    window = make_window()
+    window.resize(700, 700)
+
+    stop, overflow = window.toolbar.button("stop"), window.toolbar.overflow_button()
+
+    qtbot.waitUntil(lambda: overflow is not None and overflow.isVisible(), timeout=WAIT_MS)
+    assert stop is not None and stop.isVisible()
+    assert window.rect().contains(rect_in(window, stop))
+
+
+def test_the_step_box_sits_beside_the_action_that_takes_steps(make_window):
+    window = make_window()
+    auto = window.toolbar.button("auto")
+    spin = window.toolbar.steps_spin
+
+    assert [s.id for s in window.runner.actions() if s.needs_steps] == ["auto"]
+    assert auto is not None and spin.isVisible()
+    assert 0 <= rect_in(window, spin).left() - rect_in(window, auto).right() <= 20
+
+
+def test_another_kind_gets_its_own_actions_in_the_toolbar_and_the_session_menu(
+    qtbot, make_window
+):
+    window = make_window()
+
+    start(qtbot, window, "panel")
+
+    assert set(window.toolbar.qactions) == {"ask", "auto", "stop", "send"}
+    assert window.toolbar.qactions["ask"].text() == "Ask the panel"
+    menu = set(window.menus.session_menu.actions())
+    assert set(window.toolbar.qactions.values()) <= menu
+    assert not any(a.objectName() == "action_infer" for a in menu)
+
+
+# -- the pickers -----------------------------------------------------------------------------
+def test_the_kind_picker_lists_every_registered_kind_enabled(make_window):
+    window = make_window(start=False)
+    model = window.toolbar.kind_combo.model()
+
+    enabled = {model.item(row).data(Qt.ItemDataRole.UserRole): model.item(row).isEnabled()
+               for row in range(model.rowCount())}
+
+    assert list(enabled) == kind_names()
+    assert all(enabled.values())
+
+
+def test_choosing_a_kind_lists_its_scenarios_and_starts_a_session_of_it(qtbot, make_window):
+    window = make_window()
+    combo = window.toolbar.kind_combo
+
+    combo.setCurrentIndex(combo.findData("panel", Qt.ItemDataRole.UserRole))
+    combo.activated.emit(combo.currentIndex())
+
+    qtbot.waitUntil(lambda: window.bridge.kind() == "panel", timeout=WAIT_MS)
+    scenarios = window.toolbar.scenario_combo
+    assert [scenarios.itemData(i, Qt.ItemDataRole.UserRole)
+            for i in range(scenarios.count())] == PANEL.scenario_names()
+    assert window.toolbar.scenario() == "default"
+
+
+def test_choosing_a_scenario_starts_a_session_of_that_scenario(qtbot, make_window):
+    window = make_window()
+    start(qtbot, window, "panel")
+    old_id = window.bridge.session_id()
+    combo = window.toolbar.scenario_combo
+
+    combo.setCurrentIndex(combo.findData("tabs", Qt.ItemDataRole.UserRole))
+    combo.activated.emit(combo.currentIndex())
+
+    qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, old_id), timeout=WAIT_MS)
+    record = window.runner.store.get_session(str(window.bridge.session_id()))
+    assert (record.kind, record.scenario) == ("panel", "tabs")
+    qtbot.waitUntil(lambda: "Tabs or spaces?" in window.windowTitle(), timeout=WAIT_MS)
+
+
+def test_new_session_starts_the_kind_and_scenario_shown_in_the_pickers(qtbot, make_window):
+    window = make_window()
+    first = start(qtbot, window, "panel", "tabs")
+    assert window.toolbar.session_kind() == "panel" and window.toolbar.scenario() == "tabs"
+
+    window.menus.new_action.trigger()
+
+    qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, first), timeout=WAIT_MS)
+    record = window.runner.store.get_session(str(window.bridge.session_id()))
+    assert (record.kind, record.scenario) == ("panel", "tabs")
+    assert window.menus.new_action.shortcut() == QKeySequence("Ctrl+N")
+
+
+# -- text ------------------------------------------------------------------------------------
+def test_with_no_human_seat_dock_a_text_action_asks_for_its_text(qtbot, make_window):
+    window = make_window()
+    start(qtbot, window, "panel")
+    perform(qtbot, window, "ask")
+    qtbot.waitUntil(lambda: window.toolbar.qactions["send"].isEnabled(), timeout=WAIT_MS)
+
+    window.toolbar.qactions["send"].trigger()
+    prompt = window.toolbar.text_prompt
+    assert prompt is not None and prompt.isVisible()
+    prompt.setTextValue("Only with a time limit.")
+    prompt.accept()
+
+    session = window.runner.handle.session
+    assert isinstance(session, PanelSession)
+    qtbot.waitUntil(lambda: any(line.text == "Only with a time limit."
+                                for line in session.state.lines), timeout=WAIT_MS)
+    assert session.state.round == 2
+
+
+def test_the_roundtable_send_action_sends_what_the_human_seat_wrote(qtbot, make_window):
+    window = make_window()
+    state = meeting_state(window.bridge)
+    make_human(window)
+    composer = window.docks["composerDock"]
+    qtbot.waitUntil(lambda: window.toolbar.qactions["send"].isEnabled(), timeout=WAIT_MS)
+    written = 'CALL: addTranscript("I start with the RAG talk.")'
+    composer.editor.setPlainText(written)
+
+    window.toolbar.qactions["send"].trigger()
+
+    qtbot.waitUntil(lambda: state.last_reply == written, timeout=WAIT_MS)  # its reply now
+    assert composer.text() == ""
+
+
+def test_with_nothing_written_the_send_action_brings_the_human_seat_forward(
+    qtbot, make_window
+):
+    window = make_window()
+    make_human(window)
+    composer, transcript = window.docks["composerDock"], window.docks["transcriptDock"]
+    qtbot.waitUntil(lambda: window.toolbar.qactions["send"].isEnabled(), timeout=WAIT_MS)
+    transcript.raise_()
+    qtbot.waitUntil(lambda: composer.visibleRegion().isEmpty(), timeout=WAIT_MS)
+
+    window.toolbar.qactions["send"].trigger()
+
+    qtbot.waitUntil(lambda: not composer.visibleRegion().isEmpty(), timeout=WAIT_MS)
+    assert window.toolbar.text_prompt is None  # the human seat dock, not a prompt
+
+
+# -- alongside a stream --------------------------------------------------------------------------
+def test_a_human_may_speak_while_the_ai_seats_stream_where_the_kind_allows_it(
+    qtbot, make_window
+):
+    window = make_window(paced())
+    start(qtbot, window, "openfloor")
+    client = window.runner.choice.client
+    assert isinstance(client, PacedClient)
+    window.runner.perform(Action(id="ask"))
+    qtbot.waitUntil(lambda: client.in_flight == 2, timeout=WAIT_MS)
+    send = window.toolbar.qactions["send"]
+    qtbot.waitUntil(send.isEnabled, timeout=WAIT_MS)
+
+    task = window.runner.perform(Action(id="send", text="Keep it short, please."))
+
+    assert task is not None
+    qtbot.waitUntil(task.done, timeout=WAIT_MS)
+    session = window.runner.handle.session
+    assert isinstance(session, PanelSession)
+    assert client.in_flight > 0  # the panelists were still streaming when it was heard
+    assert [line.text for line in session.state.lines] == ["Keep it short, please."]
+    wait_idle(qtbot, window)
+
+
+def test_while_a_step_streams_every_other_action_waits_and_says_why(qtbot, make_window):
+    window = make_window(paced())
+    start(qtbot, window, "openfloor")
+    client = window.runner.choice.client
+    refused: list[str] = []
+    window.runner.failed.connect(lambda _level, message, _hint: refused.append(message))
+    window.runner.perform(Action(id="ask"))
+    qtbot.waitUntil(lambda: client.in_flight == 2, timeout=WAIT_MS)
+    ask = window.toolbar.qactions["ask"]
+    qtbot.waitUntil(lambda: not ask.isEnabled(), timeout=WAIT_MS)
+
+    second = window.runner.perform(Action(id="ask"))
+
+    assert second is None and refused == ["A step is already running."]
+    assert "running" in ask.toolTip()
+    assert window.toolbar.qactions["stop"].isEnabled()
+    window.toolbar.qactions["stop"].trigger()
+    wait_idle(qtbot, window)
+
+
+def test_in_a_kind_that_does_not_allow_it_the_human_waits_for_the_stream(qtbot, make_window):
+    window = make_window(paced())
+    start(qtbot, window, "panel")
+    client = window.runner.choice.client
+    window.runner.perform(Action(id="ask"))
+    qtbot.waitUntil(lambda: client.in_flight == 2, timeout=WAIT_MS)
+    window.toolbar.refresh()
+
+    assert not window.toolbar.qactions["send"].isEnabled()
+    window.toolbar.qactions["stop"].trigger()
+    wait_idle(qtbot, window)
