@@ -37,6 +37,7 @@ from roundtable_desktop.context.tokens import counter_name, estimate_tokens
 from roundtable_desktop.domain.calls import ChatRequest, Usage
 from roundtable_desktop.engine.base import Action
 from roundtable_desktop.engine.launch import start_session
+from roundtable_desktop.kinds.built import register_built_kinds
 from roundtable_desktop.kinds.roundtable.session import RoundtableSession  # the bench sets its list
 from roundtable_desktop.kinds.roundtable.sources.mock_catalog import MockCatalog
 from roundtable_desktop.llm.client import ChatClient, Delta, Finish, StreamItem
@@ -85,7 +86,7 @@ async def measure(
     base = catalog.all()
     store = SessionStore.open(db)
     client = InstantClient()
-    handle = await start_session("roundtable", store=store, client=client, source=catalog,
+    handle = await start_session("roundtable", store=store, client=client, candidate_source=catalog,
                                  model="bench", provider="offline")
     if not record:
         handle.bus.unsubscribe(handle.recorder)
@@ -127,6 +128,7 @@ async def measure(
 
 
 def main(argv: list[str] | None = None) -> int:
+    register_built_kinds()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES),
                         metavar="N", help="candidate-list sizes (default: 20 200 1000)")

@@ -13,7 +13,12 @@ import keyring
 import pytest
 
 from roundtable_desktop.domain.secrets import forget_secrets
+from roundtable_desktop.kinds.built import register_built_kinds
 from tests.fakes.memory_keyring import MemoryKeyring
+
+# The tests stand where a composition root stands (app.py, the CLI): the built kinds are
+# registered once; the window's half is registered by app.compose_window.
+register_built_kinds()
 
 pytest_plugins = ["tests.engine_fixtures", "tests.fakes.openai_fixture"]
 

@@ -58,7 +58,7 @@ def act(session: RoundtableSession, action_id: str, **kw) -> None:
 
 
 async def start_recorded(store: SessionStore, client, catalog) -> SessionHandle:
-    return await start_session("roundtable", store=store, client=client, source=catalog,
+    return await start_session("roundtable", store=store, client=client, candidate_source=catalog,
                                model="test-model", provider="offline")
 
 

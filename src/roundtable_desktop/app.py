@@ -30,7 +30,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
 
 from roundtable_desktop.engine.registry import kind_names
-from roundtable_desktop.kinds.roundtable.sources.mock_catalog import MockCatalog
+from roundtable_desktop.kinds.built import register_built_kinds
 from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
 from roundtable_desktop.llm.providers import PRESETS, is_local, make_client
@@ -50,6 +50,7 @@ from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.records import SessionInfo
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.excepthook import UnhandledRouter
+from roundtable_desktop.ui.kinds.built import register_built_window_kinds
 from roundtable_desktop.ui.mcp_controller import McpController
 from roundtable_desktop.ui.qt_workarounds import asyncgen_hooks
 from roundtable_desktop.ui.self_test import prepare_environment, run_self_test
@@ -151,12 +152,15 @@ def compose_window(
     store: SessionStore, *, client_factory: ClientFactory | None = None,
     settings: AppSettings | None = None, keys: KeyStore | None = None,
 ) -> MainWindow:
-    """The window with its bridge and runner; tests and bench/ use it with their client."""
+    """The window with its bridge and runner; tests and bench/ use it with their client.
+    The composition root: the built kinds are registered here (engine and window side)."""
+    register_built_kinds()
+    register_built_window_kinds()
     keys = keys or KeyStore()
     settings = settings or AppSettings()
     factory = client_factory or (lambda: choose_client(settings, keys))
     bridge = EngineBridge(QApplication.instance())
-    runner = SessionRunner(bridge, store=store, source=MockCatalog.load(), client_factory=factory)
+    runner = SessionRunner(bridge, store=store, client_factory=factory)
     mcp = McpController(bridge, settings=settings)
     return MainWindow(bridge=bridge, runner=runner, settings=settings, key_store=keys, mcp=mcp)
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from roundtable_desktop.engine.registry import kind_names
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
@@ -73,16 +75,64 @@ def test_launch_cli_store_export_and_replay_name_no_kind():
         assert kind_test.search(text) is None, f"{path} tests for a kind by name"
 
 
-# The roundtable's state model is its domain module; everything else that names it is one
-# of the roundtable's own modules, its name says so.
-ROUNDTABLE_DOMAIN = "src/roundtable_desktop/kinds/roundtable/meeting.py"
+# The only shared modules that may name a kind: the two lists of built kinds.
+REGISTRIES = {"src/roundtable_desktop/kinds/built.py", "src/roundtable_desktop/ui/kinds/built.py"}
 
 
-def test_only_roundtable_modules_of_the_engine_name_its_session_or_state():
-    engine = [p for p in (ROOT / "src/roundtable_desktop").rglob("*.py")
-              if "ui" not in p.relative_to(ROOT / "src/roundtable_desktop").parts[:1]]
-    naming = {str(p.relative_to(ROOT)) for p in engine
-              if re.search(r"\b(MeetingState|RoundtableSession)\b", p.read_text(encoding="utf-8"))}
-    strays = {p for p in naming if not Path(p).stem.startswith("roundtable")}
-    strays -= {ROUNDTABLE_DOMAIN}
-    assert not strays, f"name the roundtable's session or state outside its modules: {strays}"
+def _kind_homes(kind: str) -> tuple[str, ...]:
+    return (f"src/roundtable_desktop/kinds/{kind}/", f"src/roundtable_desktop/ui/kinds/{kind}/")
+
+
+def _own_classes(kind: str, sources: dict[str, str]) -> set[str]:
+    """The compound-named classes (e.g. MeetingState) only a kind's engine package defines:
+    its own vocabulary. One-word names (Note, Hand) are English before they are a class."""
+    defined: dict[str, set[str]] = {}
+    for path, text in sources.items():
+        for name in re.findall(r"^class ([A-Z][a-z0-9]+[A-Z]\w*)", text, re.M):
+            defined.setdefault(name, set()).add(path)
+    home = _kind_homes(kind)[0]
+    return {name for name, paths in defined.items() if all(p.startswith(home) for p in paths)}
+
+
+def test_every_registered_kind_lives_in_its_own_two_packages():
+    kinds = kind_names()
+    assert kinds, "no kind is registered"
+    for kind in kinds:
+        for home in _kind_homes(kind):
+            assert (ROOT / home / "__init__.py").is_file(), f"{kind} has no package {home}"
+        assert (ROOT / "prompts" / kind).is_dir() or (ROOT / "resources" / kind).is_dir(), kind
+
+
+def test_no_shared_module_names_a_kind():
+    """Outside its packages (and the two lists of built kinds) no module imports a kind,
+    tests for it by name, or names one of its classes."""
+    sources = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+               for p in (ROOT / "src/roundtable_desktop").rglob("*.py")}
+    strays = []
+    for kind in kind_names():
+        imports = re.compile(rf"roundtable_desktop\.(ui\.)?kinds\.{kind}\b")
+        by_name = re.compile(rf"""kind\s*[!=]=\s*["']{kind}["']""")
+        classes = _own_classes(kind, sources)
+        own = re.compile(r"\b(" + "|".join(sorted(classes)) + r")\b") if classes else None
+        for path, text in sources.items():
+            if path in REGISTRIES or path.startswith(_kind_homes(kind)):
+                continue
+            if imports.search(text):
+                strays.append(f"{path} imports the {kind} kind")
+            if by_name.search(text):
+                strays.append(f"{path} tests for the {kind} kind by name")
+            found = own.search(text) if own else None
+            if found:
+                strays.append(f"{path} names the {kind} kind's {found.group(0)}")
+    assert not strays, "\n".join(strays)
+
+
+def test_no_kind_imports_another_kind():
+    """import-linter's independence contracts say it too; this names the module."""
+    for kind in kind_names():
+        others = [k for k in kind_names() if k != kind]
+        pattern = re.compile(r"roundtable_desktop\.(ui\.)?kinds\.(" + "|".join(others) + r")\b")
+        for home in _kind_homes(kind):
+            for path in (ROOT / home).rglob("*.py"):
+                found = pattern.search(path.read_text(encoding="utf-8"))
+                assert found is None, f"{path.relative_to(ROOT)} imports {found and found.group(0)}"

@@ -61,7 +61,7 @@ def start_live_meeting(db_path: Path) -> LiveMeeting:
     handle = asyncio.run(
         start_session(
             "roundtable", store=store, client=OfflineClient(delay_s=0),
-            source=MockCatalog.load(), model="offline", provider="offline",
+            candidate_source=MockCatalog.load(), model="offline", provider="offline",
         )
     )
     bridge = EngineBridge()

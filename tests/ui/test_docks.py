@@ -16,8 +16,8 @@ from roundtable_desktop.context.payload import section_sizes
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatMessage, ChatRequest
 from roundtable_desktop.domain.events import CallFinished, CallStarted
 from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.domain.transcript import TranscriptKind
 from roundtable_desktop.kinds.roundtable.edit import announce_actor_edit, update_actor
-from roundtable_desktop.kinds.roundtable.meeting import TranscriptKind
 from roundtable_desktop.kinds.roundtable.tools import ROUNDTABLE_TOOLS
 from roundtable_desktop.tools.parser import parse_reply
 from roundtable_desktop.ui.dialogs.call_detail_dialog import payload_sections

@@ -19,7 +19,7 @@ IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 CHECKS = (
     "ok   window opened in ",
     "ok   context view shows the payload the model gets next",
-    "ok   offline meeting ran to its end: the Administrator finalized ",
+    "ok   offline session ran to its end: ",
     "ok   session ",
     "ok   keyring backend ",
     "ok   bundled MCP server ",

@@ -137,7 +137,7 @@ def test_no_key_string_reaches_settings_the_sessions_database_or_exports(
         client = make_client(settings.model_settings(), keys.get(LLM_KEY))
         try:
             handle = await start_session("roundtable", store=store, client=client,
-                                         source=MockCatalog.load(), model="gpt-test",
+                                         candidate_source=MockCatalog.load(), model="gpt-test",
                                          provider="openai")
             await handle.session.perform(Action(id="infer"))
             await handle.session.perform(Action(id="run_tools"))

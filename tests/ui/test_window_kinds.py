@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel
 
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
-from roundtable_desktop.ui.kinds import WindowKind, register_window_kind, window_kind
+from roundtable_desktop.ui.kinds.registry import WindowKind, register_window_kind, window_kind
 from roundtable_desktop.ui.kinds.roundtable.dock_base import meeting_state
 from roundtable_desktop.ui.window.dock_set import SHARED_DOCKS, DockSpec, placement_order
 from roundtable_desktop.ui.window.main_window import MainWindow

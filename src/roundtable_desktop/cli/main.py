@@ -3,8 +3,9 @@
 `roundtable` with no arguments opens the window; `roundtable run` runs any kind headless
 and prints it live (human seats speak the `--say` / `--script` lines); `roundtable export`
 writes HTML, Markdown or JSON; `roundtable kinds` lists the kinds and their scenarios;
-`roundtable serve-mcp` serves the bundled YouTube MCP server; a kind's own commands
-(`KindSpec.commands`, e.g. the debate's `personas build`) are added from the registry.
+a kind's own commands (`KindSpec.commands`: the roundtable's `serve-mcp`, the legion's
+`serve-files`, the debate's `personas build`) and `run`'s kind options
+(`KindSpec.cli_options`) are added from the registry, so no kind's flag is written here.
 The API key comes from the OS keyring or ROUNDTABLE_API_KEY, never from an argument
 (the YouTube key likewise: keyring or ROUNDTABLE_YOUTUBE_KEY).
 Every error is one clear line and a non-zero exit, never a traceback. Text from a model,
@@ -43,20 +44,20 @@ from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL, MAX_PARALLEL
 from roundtable_desktop.engine.registry import (
     CommandServices,
     KindCommand,
+    KindOption,
     all_kinds,
     kind_names,
     kind_spec,
 )
 from roundtable_desktop.engine.session_export import export_session
-from roundtable_desktop.kinds.roundtable.sources.base import SourceError
-from roundtable_desktop.kinds.roundtable.sources.source_setup import make_candidate_source
+from roundtable_desktop.kinds.built import register_built_kinds
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.offline import OFFLINE_MODEL
 from roundtable_desktop.llm.openai_compat import DEFAULT_BASE_URL, DEFAULT_MODEL
 from roundtable_desktop.llm.providers import ModelSettings, is_local, make_client
 from roundtable_desktop.paths import default_db_path
-from roundtable_desktop.sources import mcp_address
+from roundtable_desktop.sources.errors import SourceError
 from roundtable_desktop.sources.mcp_model import McpError
 from roundtable_desktop.startup_checks import NO_SANDBOX_OPTION
 from roundtable_desktop.store.database import SessionStore, StoreError
@@ -101,15 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--continue", dest="resume", metavar="SESSION",
                      help="continue a stored session (id or unique prefix)")
     run.add_argument("--quiet", action="store_true", help="print only the final suggestions")
-    run.add_argument("--deck", help="kind option: the deck of persona cards (debate)")
-    run.add_argument("--hand", help="kind option: card ids, comma-separated (debate)")
-    run.add_argument("--topic", help="kind option: the topic to debate (debate)")
-    run.add_argument("--mode", choices=("blitz", "classical"),
-                     help="kind option: blitz (table rounds, the default) or classical "
-                          "(turns with interruptions) (debate)")
-    run.add_argument("--budget", type=int, metavar="TOKENS", dest="budget_tokens",
-                     help="kind option: the context budget in tokens (roundtable, tutor; "
-                          "default 100000)")
+    _kind_option_flags(run)
     run.add_argument("--flow", choices=("manual", "confirm", "auto"),
                      help="flow mode, for kinds that have one (their set_flow action)")
     run.add_argument("--mcp", metavar="URL", action="append", default=[],
@@ -118,17 +111,6 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--mcp-config", type=Path, metavar="FILE",
                      help="MCP servers from an mcpServers JSON file (stdio: command, args, "
                           "env; HTTP: url); their tools are named server.tool")
-
-    mcp = sub.add_parser("serve-mcp", help="serve the bundled YouTube MCP server")
-    mcp.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    mcp.add_argument("--port", type=int, default=8081,
-                     help="port (default 8081; 0 picks a free one)")
-    mcp.add_argument("--until-stdin-closes", action="store_true",
-                     help="stop when standard input closes (the app starts it this way)")
-
-    files = sub.add_parser("serve-files", help="serve a folder read-only as an MCP server "
-                           "over standard input and output (legion's bundled file tools)")
-    files.add_argument("root", type=Path, help="the folder to serve")
 
     exp = sub.add_parser("export", help="export a stored session")
     exp.add_argument("session", nargs="?", help="session id or prefix (default: the latest)")
@@ -144,6 +126,23 @@ def _parser() -> argparse.ArgumentParser:
     for command in _kind_commands().values():
         command.add_arguments(sub.add_parser(command.name, help=command.help), _model_flags)
     return p
+
+
+def _kind_option_flags(run: argparse.ArgumentParser) -> None:
+    """`run`'s kind options, from the registry: one flag per option the kinds declare (a
+    flag several kinds declare is one flag, its help naming them)."""
+    for flag, (option, kinds) in _kind_options_by_flag().items():
+        run.add_argument(flag, dest=option.name, type=option.type, choices=option.choices,
+                         metavar=option.metavar,
+                         help=f"kind option: {option.help} ({', '.join(kinds)})")
+
+
+def _kind_options_by_flag() -> dict[str, tuple[KindOption, list[str]]]:
+    found: dict[str, tuple[KindOption, list[str]]] = {}
+    for spec in all_kinds():
+        for option in spec.cli_options:
+            found.setdefault(option.flag, (option, []))[1].append(spec.name)
+    return found
 
 
 def _kind_commands() -> dict[str, KindCommand]:
@@ -244,7 +243,6 @@ async def _run(args: argparse.Namespace) -> int:
     lines = human_lines(_scripted_lines(args))
     settings, key = _model_settings(args)
     client = make_client(settings, key)
-    source = make_candidate_source(KeyStore())
     store = _open_store(args.db)
     printer = MeetingPrinter(quiet=args.quiet)
     connection: McpConnection | McpToolbox | None = None
@@ -254,10 +252,10 @@ async def _run(args: argparse.Namespace) -> int:
     try:
         if args.resume:
             session_id = store.resolve_session(args.resume)
-            handle = reopen_session(session_id, store=store, client=client, source=source,
+            handle = reopen_session(session_id, store=store, client=client,
                                     parallel=args.parallel)
         else:
-            handle = await start_session(args.kind, store=store, client=client, source=source,
+            handle = await start_session(args.kind, store=store, client=client,
                                          model=settings.model, provider=settings.provider,
                                          scenario=args.scenario, parallel=args.parallel,
                                          **_kind_options(args, args.kind))
@@ -296,23 +294,22 @@ async def _run(args: argparse.Namespace) -> int:
         store.close()
 
 
-KIND_FLAGS = {"deck": "--deck", "hand": "--hand", "topic": "--topic", "mode": "--mode",
-              "budget_tokens": "--budget"}
-
-
 def _kind_options(args: argparse.Namespace, kind: str) -> dict[str, Any]:
-    """The kind options given (--deck, --hand, --topic, --budget); one the kind does not
-    read is refused, naming the ones it does."""
-    given = {name: value for name in KIND_FLAGS
-             if (value := getattr(args, name, None)) is not None}
-    takes = kind_spec(kind).cli_options
-    for name in given:
-        if name not in takes:
-            offered = ", ".join(KIND_FLAGS[n] for n in takes) or "none"
-            raise CliError(f"The {kind} kind has no {KIND_FLAGS[name]} option "
-                           f"(its options: {offered}).")
-    if given.get("budget_tokens", 1) < 1:
-        raise CliError("--budget must be at least 1 token.")
+    """The kind options given; one the kind does not declare is refused, naming the ones
+    it does, and a value the kind cannot use is refused in the kind's own words."""
+    takes = {option.name: option for option in kind_spec(kind).cli_options}
+    given: dict[str, Any] = {}
+    for flag, (option, _kinds) in _kind_options_by_flag().items():
+        value = getattr(args, option.name, None)
+        if value is None:
+            continue
+        if option.name not in takes:
+            offered = ", ".join(o.flag for o in takes.values()) or "none"
+            raise CliError(f"The {kind} kind has no {flag} option (its options: {offered}).")
+        refusal = takes[option.name].check(value) if takes[option.name].check else None
+        if refusal:
+            raise CliError(refusal)
+        given[option.name] = value
     return given
 
 
@@ -363,35 +360,6 @@ async def _connect_toolbox(args: argparse.Namespace, printer: MeetingPrinter) ->
         printer.error_line(f"! {failure} The session runs without it.")
     printer.line(f"MCP: {toolbox.status}: {', '.join(toolbox.tool_names) or 'no tools'}.")
     return toolbox
-
-
-def _serve_files(args: argparse.Namespace) -> int:
-    """The read-only file server on stdio. Imported here: other commands need not load
-    the MCP SDK."""
-    from roundtable_desktop.kinds.legion import file_server as mcp_file_server
-
-    if not args.root.is_dir():
-        raise CliError(f"{args.root} is not a folder: give the folder to serve.")
-    return mcp_file_server.main([str(args.root)])
-
-
-def _serve_mcp(args: argparse.Namespace) -> int:
-    """Bind first (a busy port fails at once), then import and build the server, then say
-    it is ready and serve until Ctrl+C. Imported here: `run` need not load the MCP SDK."""
-    try:
-        sock = mcp_address.bind_socket(args.host, args.port)
-    except mcp_address.McpServeError as exc:
-        raise CliError(str(exc)) from None
-    with sock:
-        from roundtable_desktop.kinds.roundtable.sources import mcp_server
-
-        source = make_candidate_source(KeyStore())
-        server = mcp_server.build_server(source, delay_s=mcp_address.delay_from_env())
-        url = mcp_address.endpoint_url(args.host, sock.getsockname()[1])
-        emit_text(sys.stdout, f"{mcp_address.READY_PREFIX}{url} with videos from "
-                              f"{source.status}. Ctrl+C stops it.\n")
-        mcp_server.serve(server, sock, args.host, until_stdin_closes=args.until_stdin_closes)
-    return 0
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -484,6 +452,7 @@ def _open_window(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    register_built_kinds()  # the command line is a composition root, like app.py
     keep_large_buffers_mapped()  # before the first turn: see allocator.py
     if not argv or argv[0].startswith("--self-test") or argv[0] in {"--presenter",
                                                                      NO_SANDBOX_OPTION}:
@@ -495,10 +464,6 @@ def main(argv: list[str] | None = None) -> int:
         return _exit(lambda: _export(args))
     if args.command == "sessions":
         return _exit(lambda: _sessions(args))
-    if args.command == "serve-mcp":
-        return _exit(lambda: _serve_mcp(args))
-    if args.command == "serve-files":
-        return _exit(lambda: _serve_files(args))
     if args.command == "kinds":
         return _exit(lambda: _kinds(args))
     commands = _kind_commands()

@@ -27,7 +27,6 @@ from roundtable_desktop.engine.registry import (
     kind_names,
     kind_spec,
 )
-from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.recorder import SessionRecorder
@@ -69,15 +68,14 @@ async def start_session(
     client: ChatClient,
     model: str,
     provider: str,
-    source: CandidateSource | None = None,
     scenario: str = "default",
     bus: EventBus | None = None,
     parallel: int = DEFAULT_PARALLEL,
     **options: Any,
 ) -> SessionHandle:
     spec = kind_spec(kind)
-    ctx = SessionContext(client=client, model=model, provider=provider, source=source,
-                         bus=bus, parallel=parallel, options=options)
+    ctx = SessionContext(client=client, model=model, provider=provider, bus=bus,
+                         parallel=parallel, options=options)
     session = await spec.create(ctx, scenario)
     return record_session(session, kind=kind, store=store, client=client, model=model,
                           provider=provider, scenario=scenario)
@@ -103,7 +101,6 @@ def reopen_session(
     *,
     store: SessionStore,
     client: ChatClient,
-    source: CandidateSource | None = None,
     bus: EventBus | None = None,
     parallel: int = DEFAULT_PARALLEL,
     **options: Any,
@@ -114,7 +111,7 @@ def reopen_session(
         spec = kind_spec(record.kind)
         meta = record.meta
         ctx = SessionContext(client=client, model=str(meta.get("model", "")),
-                             provider=str(meta.get("provider", "")), source=source, bus=bus,
+                             provider=str(meta.get("provider", "")), bus=bus,
                              parallel=parallel, options=options)
         try:
             session = spec.restore(ctx, record.state)

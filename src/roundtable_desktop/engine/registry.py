@@ -1,100 +1,38 @@
 """The registry of session kinds: launch, the CLI, export, replay and the window go
 through it and never name a kind's classes.
 
-A kind registers one `KindSpec`: how to create a session from a scenario, how to restore
-one from stored state, its scenarios, its offline policies (by purpose), its headless
-driver and how it summarizes a stored state (export, replay, the session list). The built
-kinds are imported here by name; tests register their own with `register_kind`.
-Must not import Qt and must hold no session state.
+A kind declares one `KindSpec` (engine/spec.py): how to create a session from a scenario,
+how to restore one from stored state, its scenarios, its offline policies (by purpose),
+its headless driver, its command-line options and commands, and how it summarizes a
+stored state (export, replay, the session list). The composition roots register the built
+kinds (kinds/built.py); tests register their own with `register_kind`. The registry
+imports no kind. Must not import Qt and must hold no session state.
 """
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from roundtable_desktop.domain.summary import SessionSummary
-from roundtable_desktop.engine.base import SessionProtocol
-from roundtable_desktop.engine.bus import EventBus
-from roundtable_desktop.engine.headless import HeadlessDriver, drive_headless
-from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
-from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource
-from roundtable_desktop.llm.client import ChatClient
-from roundtable_desktop.llm.offline import Policy, register_offline_policy
-from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.engine.spec import (
+    CommandServices,
+    KindCommand,
+    KindOption,
+    KindSpec,
+    Scenario,
+    SessionContext,
+    StoredKind,
+)
+from roundtable_desktop.llm.offline import register_offline_policy
+
+__all__ = ["CommandServices", "KindCommand", "KindOption", "KindSpec", "Scenario", "SessionContext",
+           "StoredKind", "UnknownKind", "all_kinds", "kind_names", "kind_spec",
+           "register_kind", "summarize_stored"]
 
 
 class UnknownKind(ValueError):
     pass
-
-
-@dataclass(frozen=True, slots=True)
-class Scenario:
-    name: str
-    title: str
-    description: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionContext:
-    """What a kind may use to build a session: the model client and the shared services."""
-
-    client: ChatClient
-    model: str
-    provider: str
-    source: CandidateSource | None = None
-    bus: EventBus | None = None
-    parallel: int = DEFAULT_PARALLEL
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class CommandServices:
-    """What the command line hands a kind's own command: writers for standard output and
-    standard error (whole lines, no newline), and the session store and a model client
-    made the way `run` makes them (from --db and the run's model flags). The command
-    closes what it opens."""
-
-    out: Callable[[str], None]
-    err: Callable[[str], None]
-    open_store: Callable[[], SessionStore]
-    make_client: Callable[[], tuple[ChatClient, str, str]]  # the client, model, provider
-
-
-@dataclass(frozen=True, slots=True)
-class KindCommand:
-    """A command a kind adds to the command line (`roundtable <name> ...`): its
-    arguments (`model_flags(parser)` adds run's --offline / --base-url / --model ...), and
-    what it does, returning the exit code."""
-
-    name: str
-    help: str
-    add_arguments: Callable[[argparse.ArgumentParser,
-                             Callable[[argparse.ArgumentParser], None]], None]
-    run: Callable[[argparse.Namespace, CommandServices], int]
-
-
-@dataclass(frozen=True, slots=True)
-class KindSpec:
-    name: str
-    title: str
-    description: str
-    scenarios: Callable[[], list[Scenario]]
-    create: Callable[[SessionContext, str], Awaitable[SessionProtocol]]
-    restore: Callable[[SessionContext, dict[str, Any]], SessionProtocol]
-    summarize: Callable[[dict[str, Any]], SessionSummary]
-    offline_policies: Mapping[str, Policy] = field(default_factory=dict)
-    drive: HeadlessDriver = drive_headless
-    # The session options of the command line's kind flags this kind reads (e.g. "deck",
-    # "budget_tokens"); the CLI refuses the others for it instead of ignoring them.
-    cli_options: tuple[str, ...] = ()
-    # Commands of the kind's own (the debate's `personas build`), listed by the CLI.
-    commands: tuple[KindCommand, ...] = ()
-
-    def scenario_names(self) -> list[str]:
-        return [s.name for s in self.scenarios()]
 
 
 _KINDS: dict[str, KindSpec] = {}
@@ -106,6 +44,10 @@ def register_kind(spec: KindSpec) -> Callable[[], None]:
     _KINDS[spec.name] = spec
     for purpose, policy in spec.offline_policies.items():
         register_offline_policy(spec.name, purpose, policy)
+    for stored in spec.stored_kinds:
+        _STORED_ONLY[stored.name] = stored.summarize
+        for purpose, policy in stored.offline_policies.items():
+            register_offline_policy(stored.name, purpose, policy)
     return lambda: _KINDS.pop(spec.name, None) and None
 
 
@@ -132,11 +74,6 @@ def kind_names() -> list[str]:
 _STORED_ONLY: dict[str, Callable[[dict[str, Any]], SessionSummary]] = {}
 
 
-def register_stored_summary(kind: str,
-                            summarize: Callable[[dict[str, Any]], SessionSummary]) -> None:
-    _STORED_ONLY[kind] = summarize
-
-
 def summarize_stored(kind: str, state: dict[str, Any]) -> SessionSummary | None:
     """The summary of a stored state, or None when its kind is unknown or the state
     cannot be read (export and replay still show the calls)."""
@@ -146,30 +83,3 @@ def summarize_stored(kind: str, state: dict[str, Any]) -> SessionSummary | None:
         return kind_spec(kind).summarize(state)
     except (UnknownKind, KeyError, TypeError, ValueError):
         return None
-
-
-def _register_built_kinds() -> None:
-    from roundtable_desktop.kinds.debate.kind import DEBATE
-    from roundtable_desktop.kinds.legion.kind import LEGION
-    from roundtable_desktop.kinds.negotiation.kind import NEGOTIATION
-    from roundtable_desktop.kinds.roundtable.kind import ROUNDTABLE
-    from roundtable_desktop.kinds.tutor.kind import TUTOR
-
-    register_kind(ROUNDTABLE)
-    register_kind(NEGOTIATION)
-    register_kind(LEGION)
-    register_kind(TUTOR)
-    register_kind(DEBATE)
-
-    from roundtable_desktop.kinds.debate.persona_build.offline import POLICIES as PERSONA
-    from roundtable_desktop.kinds.debate.persona_build.session import (
-        BUILD_KIND,
-        stored_build_summary,
-    )
-
-    register_stored_summary(BUILD_KIND, stored_build_summary)
-    for purpose, policy in PERSONA.items():
-        register_offline_policy(BUILD_KIND, purpose, policy)
-
-
-_register_built_kinds()

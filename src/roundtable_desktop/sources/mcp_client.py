@@ -34,7 +34,6 @@ from mcp.types import (
 )
 
 from roundtable_desktop import __version__
-from roundtable_desktop.kinds.roundtable.sources.video_fields import clean
 from roundtable_desktop.sources.mcp_model import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_CONNECT_TIMEOUT_S,
@@ -49,6 +48,7 @@ from roundtable_desktop.sources.mcp_model import (
     ToolOutput,
     display_url,
 )
+from roundtable_desktop.sources.outside_text import clean
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT_S", "DEFAULT_CONNECT_TIMEOUT_S", "DEFAULT_MCP_URL", "McpConnectError",

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from roundtable_desktop.kinds.roundtable.sources.base import SourceError
-from roundtable_desktop.kinds.roundtable.sources.video_fields import clean
+from roundtable_desktop.sources.errors import SourceError
+from roundtable_desktop.sources.outside_text import clean
 
 DEFAULT_MCP_URL = "http://127.0.0.1:8081/mcp"  # where `roundtable serve-mcp` listens
 DEFAULT_CONNECT_TIMEOUT_S = 10.0

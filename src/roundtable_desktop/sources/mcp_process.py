@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO
 
-from roundtable_desktop.kinds.roundtable.sources.base import SourceError
+from roundtable_desktop.sources.errors import SourceError
 from roundtable_desktop.sources.mcp_address import DEFAULT_HOST, DEFAULT_PORT, READY_PREFIX
 
 # The names llm/keys.py reads; sources/ may not import llm/, and a test checks they match.

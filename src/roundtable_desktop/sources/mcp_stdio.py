@@ -19,9 +19,9 @@ from typing import Any
 
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from roundtable_desktop.kinds.roundtable.sources.video_fields import clean
 from roundtable_desktop.sources.mcp_client import McpConnection
 from roundtable_desktop.sources.mcp_model import DEFAULT_CONNECT_TIMEOUT_S, McpConnectError
+from roundtable_desktop.sources.outside_text import clean
 
 
 class McpStdioConnection(McpConnection):

@@ -1,9 +1,10 @@
-"""`roundtable --self-test`: the real window, offscreen, through a short offline meeting.
+"""`roundtable --self-test`: the real window, offscreen, through a short offline session.
 
 What a packaged build runs to prove itself on a clean machine (packaging/smoke runs it
 from the bundle with an empty HOME and no network). It opens the window, checks that the
-context view rendered the payload the model gets next, runs an offline meeting to its end
-(the Administrator finalizes), reopens the stored session, reports the keyring backend
+context view rendered the payload the model gets next, runs the default kind's offline
+session to its end (through the kind-neutral summary: for the meeting, the Administrator
+finalizes), reopens the stored session, reports the keyring backend
 (frozen builds have lost keyring's backends) and answers through the bundled MCP server.
 It prints one line per check, "ok   ..." or "FAIL ...", and returns 0 only if all passed.
 
@@ -34,11 +35,11 @@ from PySide6.QtWidgets import QWidget
 from roundtable_desktop.context.payload import canonical
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.registry import summarize_stored
 from roundtable_desktop.llm.keys import KeyStore, backend_name
 from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.ui.kinds.roundtable.dock_base import meeting_state
 from roundtable_desktop.ui.window.main_window import MainWindow
 from roundtable_desktop.ui.window.session_runner import ClientChoice, ClientFactory
 
@@ -205,32 +206,32 @@ class SelfTest:
         if task is None:
             raise CheckFailed("Auto was refused")
         await _within(task, "the end of the offline meeting", 60.0)
-        state = meeting_state(window.bridge)
-        if state is None or not state.ended or not state.final_ids:
-            raise CheckFailed(f"Auto stopped before the end (turn {state.turn if state else '?'})")
+        summary = window.bridge.summary()
+        if summary is None or not summary.ended or not summary.result.items:
+            at = summary.progress if summary is not None else "?"
+            raise CheckFailed(f"Auto stopped before the end ({at or 'no progress'})")
         calls = len(window.runner.store.calls(self._session_id()))
-        return (f"offline meeting ran to its end: the Administrator finalized "
-                f"{count_of(len(state.final_ids), 'suggestion')} after "
-                f"{count_of(state.turn, 'turn')} and {count_of(calls, 'call')} "
-                f"({time.monotonic() - began:.1f} s)")
+        return (f"offline session ran to its end: {summary.result.heading.lower()}, "
+                f"{count_of(len(summary.result.items), 'item')}, after "
+                f"{count_of(calls, 'call')} ({time.monotonic() - began:.1f} s)")
 
     async def reopens(self) -> str:
         window = self._window()
         session_id = self._session_id()
-        before = meeting_state(window.bridge)
+        before = window.bridge.summary()
         assert before is not None
         with SessionStore.open(default_db_path()) as second:  # a new connection: on disk
             record = second.get_session(session_id)
             calls = len(second.calls(session_id))
-        stored = record.state.get("meeting", {})  # RoundtableSession.state_dict()
-        if stored.get("final_ids") != before.final_ids or not stored.get("ended"):
-            raise CheckFailed("the stored session lost its final list")
+        stored = summarize_stored(record.kind, record.state)
+        if stored is None or not stored.ended or stored.result != before.result:
+            raise CheckFailed("the stored session lost its result")
         await _within(window.runner.reopen(session_id), "reopening the session")
-        after = meeting_state(window.bridge)
-        if after is None or not after.ended or after.final_ids != before.final_ids:
+        after = window.bridge.summary()
+        if after is None or not after.ended or after.result != before.result:
             raise CheckFailed("the reopened session differs from the one that ended")
         return (f"session {session_id[:8]} saved ({record.status}, {count_of(calls, 'call')}) "
-                f"and reopened with its final list intact")
+                f"and reopened with its result intact")
 
     async def keyring_report(self) -> str:
         found = sorted(ep.name for ep in importlib.metadata.entry_points(group="keyring.backends"))

@@ -11,11 +11,11 @@ import pytest
 
 from roundtable_desktop.context.request_document import messages_from_document
 from roundtable_desktop.kinds.debate.state import DebateState
-from roundtable_desktop.ui.kinds import window_kind
 from roundtable_desktop.ui.kinds.debate.answers_dock import DebateAnswersDock
 from roundtable_desktop.ui.kinds.debate.cards_dock import DebateCardsDock
 from roundtable_desktop.ui.kinds.debate.polygon_dock import DebatePolygonDock
 from roundtable_desktop.ui.kinds.debate.room_dock import DebateRoomDock
+from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.window.main_window import MainWindow
 from tests.fakes.window_harness import (
     WAIT_MS,

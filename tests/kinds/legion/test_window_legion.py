@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QDockWidget
 from roundtable_desktop.domain.summary import ResultItem, ResultSection, SessionSummary
 from roundtable_desktop.engine.base import Action
 from roundtable_desktop.kinds.legion.state import BANDS, LegionState
-from roundtable_desktop.ui.kinds import window_kind
 from roundtable_desktop.ui.kinds.legion.window import legion_ended, legion_result
+from roundtable_desktop.ui.kinds.registry import window_kind
 from tests.fakes.window_harness import (
     WAIT_MS,
     offline_choice,

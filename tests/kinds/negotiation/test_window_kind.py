@@ -17,12 +17,12 @@ from roundtable_desktop.kinds.negotiation.state import (
     TurnInProgress,
     new_state,
 )
-from roundtable_desktop.ui.kinds import window_kind
 from roundtable_desktop.ui.kinds.negotiation.window import (
     adjudication_result,
     negotiation_ended,
     next_sentence,
 )
+from roundtable_desktop.ui.kinds.registry import window_kind
 from tests.fakes.window_harness import perform, running_qasync_loop, window_maker
 from tests.kinds.negotiation.window_helpers import (
     NEGOTIATION_DOCKS,

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from roundtable_desktop import paths
 from roundtable_desktop.kinds.roundtable.actors import Role
 from roundtable_desktop.kinds.roundtable.catalog import Candidate
-from roundtable_desktop.kinds.roundtable.sources.base import SourceError, SourceResult
+from roundtable_desktop.kinds.roundtable.sources.base import SourceResult
 from roundtable_desktop.kinds.roundtable.sources.mock_catalog import AREA_TAGS, MockCatalog
 from roundtable_desktop.kinds.roundtable.sources.mock_data import (
     MeetingRoster,
@@ -25,6 +25,7 @@ from roundtable_desktop.kinds.roundtable.sources.mock_data import (
     load_user_profile,
     load_watch_history,
 )
+from roundtable_desktop.sources.errors import SourceError
 
 LLM, WEB, SF = AREA_TAGS
 PROMPT_KEYS = ("Role", "Personality", "Goal", "Grounding", "Interests")

@@ -61,8 +61,8 @@ UNSAFE_ON_A_TERMINAL = set("\x1b\x07\x08\r\x9b\u202e\x7f")
 async def _turn(db: Path, reply: str, printed: io.StringIO) -> str:
     with SessionStore.open(db) as store:
         client = ScriptedClient(reply)
-        handle = await start_session("roundtable", store=store, client=client, source=CATALOG,
-                                     model="m", provider="offline")
+        handle = await start_session("roundtable", store=store, client=client,
+                                     candidate_source=CATALOG, model="m", provider="offline")
         handle.bus.subscribe(MeetingPrinter(out=printed, err=printed))
         session = handle.session
         for action in ("infer", "run_tools"):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from roundtable_desktop.domain.transcript import TranscriptKind
 from roundtable_desktop.engine.base import Action, ActionUnavailable
-from roundtable_desktop.kinds.roundtable.meeting import TranscriptKind
 from roundtable_desktop.kinds.roundtable.session import RoundtableSession
 from roundtable_desktop.llm.errors import TransportError
 from tests.engine_fixtures import act, run

@@ -15,10 +15,11 @@ from roundtable_desktop.kinds.roundtable import tool_executor as executor
 from roundtable_desktop.kinds.roundtable.actors import Actor, Role, UserProfile
 from roundtable_desktop.kinds.roundtable.catalog import Candidate, Fact, Suggestion
 from roundtable_desktop.kinds.roundtable.meeting import MeetingState, TranscriptKind
-from roundtable_desktop.kinds.roundtable.sources.base import SourceError, SourceResult
+from roundtable_desktop.kinds.roundtable.sources.base import SourceResult
 from roundtable_desktop.kinds.roundtable.tool_arguments import is_placeholder
 from roundtable_desktop.kinds.roundtable.tool_executor import ExecutionReport, execute_calls
 from roundtable_desktop.kinds.roundtable.tools import ROUNDTABLE_TOOLS, tools_for_role
+from roundtable_desktop.sources.errors import SourceError
 from roundtable_desktop.tools.parser import parse_reply
 
 

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from roundtable_desktop.kinds.tutor.state import TutorState
-from roundtable_desktop.ui.kinds import window_kind
+from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.kinds.tutor.chat_dock import TutorChatDock
 from roundtable_desktop.ui.kinds.tutor.evaluation_dock import TutorEvaluationDock
 from roundtable_desktop.ui.kinds.tutor.teacher_dock import TutorTeacherDock

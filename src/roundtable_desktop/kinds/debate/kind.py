@@ -13,11 +13,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from roundtable_desktop.engine.registry import KindSpec, Scenario, SessionContext
+from roundtable_desktop.engine.spec import (
+    KindOption,
+    KindSpec,
+    Scenario,
+    SessionContext,
+    StoredKind,
+)
 from roundtable_desktop.kinds.debate.classical.offline import CLASSICAL_POLICIES
 from roundtable_desktop.kinds.debate.deck import DeckError, deck_names, load_deck
 from roundtable_desktop.kinds.debate.offline import POLICIES
 from roundtable_desktop.kinds.debate.persona_build.offline import POLICIES as PERSONA_POLICIES
+from roundtable_desktop.kinds.debate.persona_build.session import BUILD_KIND, stored_build_summary
 from roundtable_desktop.kinds.debate.personas_command import PERSONAS
 from roundtable_desktop.kinds.debate.session import DebateSession
 from roundtable_desktop.kinds.debate.setup import new_state
@@ -63,6 +70,13 @@ DEBATE = KindSpec(
     summarize=stored_debate_summary,
     offline_policies={**POLICIES, **PERSONA_POLICIES,  # the window builds cards through it
                       **CLASSICAL_POLICIES},
-    cli_options=("deck", "hand", "topic", "mode"),
+    cli_options=(
+        KindOption("deck", "--deck", "the deck of persona cards"),
+        KindOption("hand", "--hand", "card ids, comma-separated"),
+        KindOption("topic", "--topic", "the topic to debate"),
+        KindOption("mode", "--mode", "blitz (table rounds, the default) or classical (turns "
+                   "with interruptions)", choices=("blitz", "classical")),
+    ),
     commands=(PERSONAS,),
+    stored_kinds=(StoredKind(BUILD_KIND, stored_build_summary, PERSONA_POLICIES),),
 )

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from roundtable_desktop.engine.base import Action
-from roundtable_desktop.engine.registry import CommandServices, KindCommand
+from roundtable_desktop.engine.spec import CommandServices, KindCommand
 from roundtable_desktop.kinds.debate.deck import (
     DeckError,
     deck_folder,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from roundtable_desktop.engine.registry import KindSpec, Scenario, SessionContext
+from roundtable_desktop.engine.spec import KindSpec, Scenario, SessionContext
 from roundtable_desktop.kinds.legion.offline import legion_perception, legion_response
 from roundtable_desktop.kinds.legion.scenario import (
     ScenarioError,
@@ -20,6 +20,7 @@ from roundtable_desktop.kinds.legion.scenario import (
     new_state,
     scenario_files,
 )
+from roundtable_desktop.kinds.legion.serve_command import SERVE_FILES
 from roundtable_desktop.kinds.legion.session import TOOL_TIMEOUT_S, LegionSession
 from roundtable_desktop.kinds.legion.state import LegionState
 from roundtable_desktop.kinds.legion.summary import stored_legion_summary
@@ -78,4 +79,5 @@ LEGION = KindSpec(
     restore=_restore,
     summarize=stored_legion_summary,
     offline_policies={"perception": legion_perception, "response": legion_response},
+    commands=(SERVE_FILES,),
 )

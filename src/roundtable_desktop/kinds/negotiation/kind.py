@@ -15,7 +15,7 @@ from typing import Any
 
 from roundtable_desktop.engine.base import Action, SessionProtocol
 from roundtable_desktop.engine.headless import DriveResult, HumanLine, drive_headless
-from roundtable_desktop.engine.registry import KindSpec, Scenario, SessionContext
+from roundtable_desktop.engine.spec import KindSpec, Scenario, SessionContext
 from roundtable_desktop.kinds.negotiation.offline import OFFLINE_POLICIES
 from roundtable_desktop.kinds.negotiation.requests import prompt_snapshot
 from roundtable_desktop.kinds.negotiation.scenario import (

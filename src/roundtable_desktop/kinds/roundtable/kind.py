@@ -10,14 +10,17 @@ import json
 from typing import Any
 
 from roundtable_desktop.context.budget import DEFAULT_BUDGET
-from roundtable_desktop.engine.registry import KindSpec, Scenario, SessionContext
+from roundtable_desktop.engine.spec import BUDGET_OPTION, KindSpec, Scenario, SessionContext
 from roundtable_desktop.kinds.roundtable.offline import roundtable_reply
+from roundtable_desktop.kinds.roundtable.serve_command import SERVE_MCP
 from roundtable_desktop.kinds.roundtable.session import RoundtableSession
 from roundtable_desktop.kinds.roundtable.setup import new_meeting_state
-from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource, SourceError
-from roundtable_desktop.kinds.roundtable.sources.mock_catalog import MockCatalog
+from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource
 from roundtable_desktop.kinds.roundtable.sources.mock_data import meetings_dir
+from roundtable_desktop.kinds.roundtable.sources.source_setup import make_candidate_source
 from roundtable_desktop.kinds.roundtable.summary import stored_meeting_summary
+from roundtable_desktop.llm.keys import KeyStore
+from roundtable_desktop.sources.errors import SourceError
 
 
 def _scenarios() -> list[Scenario]:
@@ -34,7 +37,11 @@ def _scenarios() -> list[Scenario]:
 
 
 def _source(ctx: SessionContext) -> CandidateSource:
-    return ctx.source if ctx.source is not None else MockCatalog.load()
+    """The `candidate_source` option (tests, bench), else built from the stored keys as
+    source_setup.py says: YouTube with a key, the mock catalog without (window and CLI
+    alike)."""
+    given = ctx.options.get("candidate_source")
+    return given if given is not None else make_candidate_source(KeyStore())
 
 
 async def _create(ctx: SessionContext, scenario: str) -> RoundtableSession:
@@ -70,5 +77,6 @@ ROUNDTABLE = KindSpec(
     restore=_restore,
     summarize=stored_meeting_summary,
     offline_policies={"reply": roundtable_reply},
-    cli_options=("budget_tokens",),
+    cli_options=(BUDGET_OPTION,),
+    commands=(SERVE_MCP,),
 )

@@ -11,6 +11,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from roundtable_desktop.domain.tools import ParseIssue, ToolCall, ToolResult
+from roundtable_desktop.domain.transcript import TranscriptKind
 from roundtable_desktop.kinds.roundtable.actors import Actor, Role, UserProfile
 from roundtable_desktop.kinds.roundtable.catalog import Candidate, Fact, Suggestion, WatchItem
 
@@ -21,13 +22,6 @@ class TurnPhase(StrEnum):
     READY = "ready"  # waiting for the user to ask for an inference
     TOOLS_PENDING = "tools_pending"  # a reply was parsed; its calls wait for Run tools
     ENDED = "ended"
-
-
-class TranscriptKind(StrEnum):
-    SPOKEN = "spoken"  # addTranscript
-    TOOL = "tool"  # a tool ran
-    REFUSAL = "refusal"  # a tool was refused or failed
-    SYSTEM = "system"  # turn changes, meeting ended
 
 
 class TranscriptLine(BaseModel):

@@ -9,13 +9,14 @@ from roundtable_desktop.context.layers import resolve_layer
 from roundtable_desktop.kinds.roundtable.actor_prompt import parse_actor_prompt
 from roundtable_desktop.kinds.roundtable.actors import Actor
 from roundtable_desktop.kinds.roundtable.meeting import MeetingState, TranscriptKind, TranscriptLine
-from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource, SourceError
+from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource
 from roundtable_desktop.kinds.roundtable.sources.mock_data import (
     load_facts,
     load_meeting_roster,
     load_user_profile,
     load_watch_history,
 )
+from roundtable_desktop.sources.errors import SourceError
 
 
 def load_actors(roster: str = "default", *, scenario: str = "default",

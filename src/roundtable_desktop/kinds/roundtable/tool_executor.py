@@ -26,11 +26,7 @@ from roundtable_desktop.kinds.roundtable.meeting import (
     TranscriptKind,
     TranscriptLine,
 )
-from roundtable_desktop.kinds.roundtable.sources.base import (
-    CandidateSource,
-    SourceError,
-    SourceResult,
-)
+from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource, SourceResult
 from roundtable_desktop.kinds.roundtable.tool_arguments import (
     Refusal,
     candidate_id,
@@ -42,6 +38,7 @@ from roundtable_desktop.kinds.roundtable.tool_arguments import (
     text,
 )
 from roundtable_desktop.kinds.roundtable.tools import ROUNDTABLE_TOOLS, ToolSpec
+from roundtable_desktop.sources.errors import SourceError
 
 McpSearch = Callable[[str], Awaitable[SourceResult]]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from roundtable_desktop.engine.registry import KindSpec, Scenario, SessionContext
+from roundtable_desktop.engine.spec import BUDGET_OPTION, KindSpec, Scenario, SessionContext
 from roundtable_desktop.kinds.tutor.cartridge import (
     CartridgeError,
     cartridge_paths,
@@ -74,5 +74,5 @@ TUTOR = KindSpec(
     restore=_restore,
     summarize=stored_tutor_summary,
     offline_policies=OFFLINE_POLICIES,
-    cli_options=("budget_tokens",),
+    cli_options=(BUDGET_OPTION,),
 )

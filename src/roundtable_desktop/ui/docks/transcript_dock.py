@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from roundtable_desktop.domain.calls import CallStatus
 from roundtable_desktop.domain.events import CallFinished, CallStarted
-from roundtable_desktop.kinds.roundtable.meeting import TranscriptKind
+from roundtable_desktop.domain.transcript import TranscriptKind
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
 from roundtable_desktop.ui.theme import LIGHT_INKS, Inks, inks, monospace_font

@@ -1,36 +1,4 @@
-"""The window's registry of session kinds: kind name -> WindowKind (ui/kinds/spec.py).
-
-The built kinds are imported below by name, one module each (ui/kinds/<kind>.py). A kind
-with no window spec (a kind registered only in tests, or one whose window part is not
-built yet) gets the default: only the shared docks (dock_set.SHARED_DOCKS), the
-summary's result and the plain end sentence. Must not build widgets or hold session
-state.
+"""The window side of the session kinds: the spec (spec.py), the registry (registry.py),
+the built kinds (built.py), and one package per kind with its window spec, docks and
+dialogs. A kind's package never imports another kind's.
 """
-
-from __future__ import annotations
-
-from collections.abc import Callable
-
-from roundtable_desktop.ui.kinds.debate.window import DEBATE_WINDOW
-from roundtable_desktop.ui.kinds.legion.window import LEGION_WINDOW
-from roundtable_desktop.ui.kinds.negotiation.window import NEGOTIATION_WINDOW
-from roundtable_desktop.ui.kinds.roundtable.window import ROUNDTABLE_WINDOW
-from roundtable_desktop.ui.kinds.spec import WindowKind
-from roundtable_desktop.ui.kinds.tutor.window import TUTOR_WINDOW
-
-__all__ = ["WindowKind", "register_window_kind", "window_kind"]
-
-_KINDS: dict[str, WindowKind] = {k.name: k for k in (ROUNDTABLE_WINDOW, NEGOTIATION_WINDOW,
-                                                       TUTOR_WINDOW, LEGION_WINDOW,
-                                                       DEBATE_WINDOW)}
-
-
-def register_window_kind(spec: WindowKind) -> Callable[[], None]:
-    """Add (or replace) a kind's window spec; returns a function that removes it (tests)."""
-    _KINDS[spec.name] = spec
-    return lambda: _KINDS.pop(spec.name, None) and None
-
-
-def window_kind(name: str) -> WindowKind:
-    """The window spec of `name`; the shared docks alone for a kind with none."""
-    return _KINDS.get(name) or WindowKind(name=name)

@@ -43,7 +43,7 @@ from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.store.records import SessionInfo
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.context.context_view import ContextView
-from roundtable_desktop.ui.kinds import window_kind
+from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.mcp_controller import McpController
 from roundtable_desktop.ui.mcp_toolbox_controller import McpToolboxController
 from roundtable_desktop.ui.settings_store import AppSettings

@@ -28,7 +28,7 @@ from roundtable_desktop.store.database import StoreError
 from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
 from roundtable_desktop.ui.dialogs.settings_dialog import SettingsDialog
-from roundtable_desktop.ui.kinds import window_kind
+from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.kinds.spec import MenuEntry
 from roundtable_desktop.ui.theme import THEMES
 from roundtable_desktop.ui.window.replay_bar import ReplayBar

@@ -31,8 +31,8 @@ from roundtable_desktop.engine.launch import (
     start_session,
 )
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
-from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource, SourceError
 from roundtable_desktop.llm.client import ChatClient
+from roundtable_desktop.sources.errors import SourceError
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
 
@@ -61,13 +61,12 @@ class SessionRunner(QObject):
     failed = Signal(str, str, str)  # level, message, hint
 
     def __init__(
-        self, bridge: EngineBridge, *, store: SessionStore, source: CandidateSource,
+        self, bridge: EngineBridge, *, store: SessionStore,
         client_factory: ClientFactory, parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._bridge = bridge
         self._store = store
-        self._source = source
         self._client_factory = client_factory
         self._choice = client_factory()
         self._handle: SessionHandle | None = None
@@ -227,7 +226,7 @@ class SessionRunner(QObject):
         await self._cancel_all()
         choice = self._choice
         handle = await start_session(kind, store=self._store, client=choice.client,
-                                     source=self._source, model=choice.model,
+                                     model=choice.model,
                                      provider=choice.provider, scenario=scenario,
                                      parallel=choice.parallel, **(options or {}))
         previous = self._handle
@@ -237,7 +236,7 @@ class SessionRunner(QObject):
     async def _reopen(self, session_id: str) -> None:
         await self._cancel_all()
         handle = reopen_session(session_id, store=self._store, client=self._choice.client,
-                                source=self._source, parallel=self._choice.parallel)
+                                parallel=self._choice.parallel)
         previous = self._handle
         self._replace(handle)
         await self._release(previous)

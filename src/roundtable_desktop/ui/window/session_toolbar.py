@@ -40,7 +40,7 @@ from roundtable_desktop.engine.base import STOP, Action, ActionSpec
 from roundtable_desktop.engine.registry import UnknownKind, kind_spec
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.kinds import window_kind
+from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 from roundtable_desktop.ui.window.toolbar_widgets import (
     KIND_NAME,

@@ -30,7 +30,7 @@ from roundtable_desktop.engine.base import AUTO, SEND, STOP, ActionSpec, Session
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.elided_label import ElidedLabel
-from roundtable_desktop.ui.kinds import window_kind
+from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.window.toolbar_widgets import keys_text
 
 NO_SESSION = "No session: start one with New session (Ctrl+N)."

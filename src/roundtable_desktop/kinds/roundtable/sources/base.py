@@ -20,10 +20,6 @@ class SourceResult(BaseModel):
     notice: str = ""
 
 
-class SourceError(Exception):
-    """A source could not answer; the message is for the user."""
-
-
 class CandidateSource(Protocol):
     name: str
 

@@ -15,17 +15,14 @@ would be misleading. Must not touch meeting state or read keys itself.
 from __future__ import annotations
 
 from roundtable_desktop.kinds.roundtable.catalog import Candidate
-from roundtable_desktop.kinds.roundtable.sources.base import (
-    CandidateSource,
-    SourceError,
-    SourceResult,
-)
+from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource, SourceResult
 from roundtable_desktop.kinds.roundtable.sources.mock_catalog import MockCatalog
 from roundtable_desktop.kinds.roundtable.sources.youtube import (
     DEFAULT_BASE_URL,
     YouTubeError,
     YouTubeSource,
 )
+from roundtable_desktop.sources.errors import SourceError
 
 
 class FallbackSource:

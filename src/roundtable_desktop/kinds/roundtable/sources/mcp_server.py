@@ -28,8 +28,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from roundtable_desktop import __version__
 from roundtable_desktop.kinds.roundtable.catalog import Candidate
-from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource, SourceError
+from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource
 from roundtable_desktop.kinds.roundtable.sources.video_fields import valid_video_id
+from roundtable_desktop.sources.errors import SourceError
 from roundtable_desktop.sources.mcp_address import bracketed
 
 SERVER_NAME = "roundtable-youtube"

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from roundtable_desktop.kinds.roundtable.catalog import Candidate
-from roundtable_desktop.kinds.roundtable.sources.base import SourceError, SourceResult
+from roundtable_desktop.kinds.roundtable.sources.base import SourceResult
 from roundtable_desktop.kinds.roundtable.sources.mock_data import mock_dir, read_json, validate_as
+from roundtable_desktop.sources.errors import SourceError
 
 # The catalog tags every entry with at most one of these; they are the mock user's areas.
 AREA_TAGS: tuple[str, ...] = ("llm", "web development", "science fiction")

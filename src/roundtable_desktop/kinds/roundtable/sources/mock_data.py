@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError, model_valid
 from roundtable_desktop import paths
 from roundtable_desktop.kinds.roundtable.actors import Role, UserProfile
 from roundtable_desktop.kinds.roundtable.catalog import Fact, WatchItem
-from roundtable_desktop.kinds.roundtable.sources.base import SourceError
+from roundtable_desktop.sources.errors import SourceError
 
 # The design allows an Administrator plus 2..6 participants (DESIGN.md section 1).
 MIN_PARTICIPANTS = 2

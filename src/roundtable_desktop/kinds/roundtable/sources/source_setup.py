@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 
-from roundtable_desktop.kinds.roundtable.sources.base import SourceError
 from roundtable_desktop.kinds.roundtable.sources.fallback import (
     FallbackSource,
     candidate_source_for,
 )
 from roundtable_desktop.kinds.roundtable.sources.mock_catalog import MockCatalog
 from roundtable_desktop.llm.keys import YOUTUBE_KEY, KeyStore
+from roundtable_desktop.sources.errors import SourceError
 
 # Points YouTube requests elsewhere: the fake YouTube server in tests, or a mirror.
 YOUTUBE_BASE_URL_ENV = "ROUNDTABLE_YOUTUBE_BASE_URL"

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from roundtable_desktop.kinds.roundtable.catalog import Candidate
+from roundtable_desktop.sources.outside_text import clean
 
 # The tool parser reads bare ids as [A-Za-z0-9_-]+; an id outside that could not be named
 # in a CALL line. YouTube ids are 11 such characters.
@@ -22,25 +23,12 @@ _ISO_DURATION = re.compile(
     r"(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d+)M)?(?:(?P<s>\d+(?:\.\d+)?)S)?)?"
 )
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-# C0/C1 controls except tab and newline, bidi overrides, and non-characters.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufffe\uffff]")
 
 TITLE_CHARS = 300
 DESCRIPTION_CHARS = 500  # full YouTube descriptions run to 5000 chars: too much payload
 CHANNEL_CHARS = 120
 TAG_CHARS = 40
 MAX_TAGS = 8
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def clean(value: Any, limit: int) -> str:
-    """`value` as one bounded line-safe string; non-strings become empty."""
-    if not isinstance(value, str):
-        return ""
-    return clip(_UNSAFE.sub("", value).strip(), limit)
 
 
 def valid_video_id(value: Any) -> str | None:

@@ -21,11 +21,12 @@ import httpx
 
 from roundtable_desktop.domain.secrets import remember_secret
 from roundtable_desktop.kinds.roundtable.catalog import Candidate
-from roundtable_desktop.kinds.roundtable.sources.base import SourceError, SourceResult
+from roundtable_desktop.kinds.roundtable.sources.base import SourceResult
 from roundtable_desktop.kinds.roundtable.sources.video_fields import (
     candidate_from_record,
     valid_video_id,
 )
+from roundtable_desktop.sources.errors import SourceError
 
 DEFAULT_BASE_URL = "https://www.googleapis.com/youtube/v3"
 # With no query the meeting wants a starting list; YouTube's `|` means OR, so this asks
