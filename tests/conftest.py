@@ -17,8 +17,19 @@ from roundtable_desktop.kinds.built import register_built_kinds
 from tests.fakes.memory_keyring import MemoryKeyring
 
 # The tests stand where a composition root stands (app.py, the CLI): the built kinds are
-# registered once; the window's half is registered by app.compose_window.
+# registered once; the window's half before each Qt test (`window_kinds` below), so the
+# engine's tests never import Qt.
 register_built_kinds()
+
+
+@pytest.fixture(autouse=True)
+def window_kinds(request):
+    """A test marked `qt` sees the built kinds' window specs, as app.compose_window
+    registers them, whether or not a window was composed before it."""
+    if request.node.get_closest_marker("qt") is not None:
+        from roundtable_desktop.ui.kinds.built import register_built_window_kinds
+
+        register_built_window_kinds()
 
 pytest_plugins = ["tests.engine_fixtures", "tests.fakes.openai_fixture"]
 

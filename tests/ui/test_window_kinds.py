@@ -286,7 +286,8 @@ def test_ticking_the_human_seat_brings_the_human_seat_dock_forward(qtbot, make_w
 
 def test_the_window_parts_every_kind_uses_name_no_kind():
     root = Path(__file__).resolve().parents[2] / "src/roundtable_desktop/ui"
-    neutral = ["main_window.py", "dock_set.py", "end_panel.py", "kinds/spec.py",
+    neutral = ["window/main_window.py", "window/dock_set.py", "window/end_panel.py",
+               "kinds/spec.py",
                "docks/polygon_dock.py", "docks/polygon_model.py"]
     kind_test = re.compile(
         r"""kind\s*[!=]=\s*["'](roundtable|negotiation|legion|tutor|debate|panel)""")
