@@ -22,6 +22,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 import venv
@@ -99,8 +100,26 @@ def main(argv: list[str]) -> int:
     ensure_venv("test")
     if command == "test":
         env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-        return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)
-    return subprocess.call([str(PY), "-m", "roundtable_desktop", *rest], cwd=ROOT)
+        return run_forwarding_signals([str(PY), "-m", "pytest", *rest], env=env)
+    return run_forwarding_signals([str(PY), "-m", "roundtable_desktop", *rest])
+
+
+def run_forwarding_signals(command: list[str], env: dict[str, str] | None = None) -> int:
+    """Run `command` and wait for it; SIGTERM and SIGINT sent to this script go on to it,
+    so stopping `dev.py app` stops the app instead of leaving it running as an orphan."""
+    child = subprocess.Popen(command, cwd=ROOT, env=env)
+
+    def forward(signum: int, _frame: object) -> None:
+        if child.poll() is None:
+            child.send_signal(signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, forward)
+    while True:
+        try:
+            return child.wait()
+        except KeyboardInterrupt:  # pragma: no cover - the handler above replaces it
+            continue
 
 
 if __name__ == "__main__":

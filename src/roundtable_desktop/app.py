@@ -21,12 +21,13 @@ import asyncio
 import logging
 import logging.handlers
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass
 
 import qasync
-from PySide6.QtCore import QCoreApplication, QEvent, QObject
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 from roundtable_desktop.engine.registry import kind_names
@@ -37,22 +38,29 @@ from roundtable_desktop.llm.providers import PRESETS, is_local, make_client
 from roundtable_desktop.paths import data_dir, default_db_path
 from roundtable_desktop.startup_checks import (
     MISSING_LIBRARIES_EXIT,
+    NO_DISPLAY_EXIT,
+    NO_DISPLAY_MESSAGE,
     NO_SANDBOX_OPTION,
     ROOT_REFUSED_EXIT,
     apply_sandbox_choice,
     current_euid,
     libraries_message,
     missing_libraries,
+    no_display,
     sandbox_choice,
     system_libraries,
 )
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.records import SessionInfo
 from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.console import quiet_chromium, route_native_stderr, route_qt_messages
 from roundtable_desktop.ui.excepthook import UnhandledRouter
 from roundtable_desktop.ui.kinds.built import register_built_window_kinds
 from roundtable_desktop.ui.mcp_controller import McpController
 from roundtable_desktop.ui.qt_workarounds import asyncgen_hooks
+from roundtable_desktop.ui.rehearsal.command import parse as parse_rehearsal
+from roundtable_desktop.ui.rehearsal.command import prepare as prepare_rehearsal
+from roundtable_desktop.ui.rehearsal.command import run_rehearsal
 from roundtable_desktop.ui.self_test import prepare_environment, run_self_test
 from roundtable_desktop.ui.settings_store import AppSettings
 from roundtable_desktop.ui.window.main_window import MainWindow
@@ -178,6 +186,7 @@ async def run_window(app: QApplication, options: Options) -> int:
     router.install(loop)
     closed: asyncio.Future[None] = loop.create_future()
     window.closed.connect(lambda: None if closed.done() else closed.set_result(None))
+    close_on_signals(window)
     painted: asyncio.Future[float] = loop.create_future()
     first_paint = _FirstPaint(window, painted)
     for widget in (window, window.toolbar, window.status):
@@ -217,6 +226,35 @@ async def run_window(app: QApplication, options: Options) -> int:
         store.close()
 
 
+_signal_target: list[MainWindow] = []  # the window SIGTERM and Ctrl+C close, once shown
+
+
+def _on_stop_signal(signum: int, _frame: object) -> None:
+    if _signal_target:
+        QTimer.singleShot(0, _signal_target[-1].close)
+    else:  # before the window exists there is nothing to save
+        raise SystemExit(128 + signum)
+
+
+def stop_on_signals() -> None:
+    """SIGTERM and Ctrl+C: before the window exists, exit at once; then, close it as its
+    close button does (the call in flight is cancelled with its partial text kept, the
+    session saved). Installed first thing, so a signal during start-up is not lost."""
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _on_stop_signal)
+
+
+def close_on_signals(window: MainWindow) -> QTimer:
+    """From now on a stop signal closes `window`. Python runs signal handlers only between
+    bytecodes, so a timer wakes it while Qt waits for events."""
+    _signal_target.append(window)
+    window.destroyed.connect(lambda: _signal_target.clear())
+    wake = QTimer(window)
+    wake.timeout.connect(lambda: None)
+    wake.start(200)
+    return wake
+
+
 def show_startup_warnings(window: MainWindow, store: SessionStore) -> None:
     """What was found damaged on opening (the settings file, the store's pages) goes on
     the banner, newest on top, so it is not missed behind the offer to continue."""
@@ -240,10 +278,22 @@ async def _view_ready(window: MainWindow, timeout_s: float = 30.0) -> bool:
         return False
 
 
+def keep_terminal_for_our_lines() -> None:
+    """Qt's messages to the log; Chromium and native libraries to logs/native.log; the
+    terminal keeps the app's own lines (ui/console.py)."""
+    quiet_chromium(os.environ)
+    route_qt_messages()
+    route_native_stderr(data_dir() / "logs")
+
+
 def refuse_to_start(options: Options) -> int:
     """Before Qt starts: 0 to go on, or the exit code after saying (and logging) why not.
     Chromium as root is refused before it can print its own line; missing libraries are
     named before Qt's xcb plugin aborts on the first of them."""
+    if no_display(sys.platform, os.environ):
+        log.error("no display: DISPLAY and WAYLAND_DISPLAY are not set")
+        print(NO_DISPLAY_MESSAGE, file=sys.stderr)
+        return NO_DISPLAY_EXIT
     choice = sandbox_choice(current_euid(), os.environ, options.no_sandbox)
     if choice.log:
         log.log(logging.INFO if choice.start else logging.ERROR, choice.log)
@@ -261,12 +311,17 @@ def refuse_to_start(options: Options) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    options = parse_options(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    stop_on_signals()
+    if argv[:1] == ["rehearse"]:
+        return rehearse(argv[1:])
+    options = parse_options(argv)
     notes = prepare_environment() if options.self_test == "full" else []
     configure_logging()
     refused = refuse_to_start(options)
     if refused:
         return refused
+    keep_terminal_for_our_lines()
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else APP_NAME])
     assert isinstance(app, QApplication)
     app.setApplicationName(APP_NAME)
@@ -279,6 +334,29 @@ def main(argv: list[str] | None = None) -> int:
             main_task = (run_self_test(compose_window, notes) if options.self_test == "full"
                          else run_window(app, options))
             return int(loop.run_until_complete(main_task))
+    finally:
+        asyncio.set_event_loop(None)
+
+
+def rehearse(argv: list[str]) -> int:
+    """`roundtable rehearse ...` (ui/rehearsal/command.py): the window, played through."""
+    rehearsal = parse_rehearsal(argv)
+    notes = prepare_rehearsal(rehearsal)
+    configure_logging()
+    refused = refuse_to_start(Options())
+    if refused:
+        return refused
+    keep_terminal_for_our_lines()
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else APP_NAME])
+    assert isinstance(app, QApplication)
+    app.setApplicationName(APP_NAME)
+    app.setQuitOnLastWindowClosed(False)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    try:
+        with loop, asyncgen_hooks(loop):
+            return int(loop.run_until_complete(
+                run_rehearsal(compose_window, rehearsal, notes)))
     finally:
         asyncio.set_event_loop(None)
 

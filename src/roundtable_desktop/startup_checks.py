@@ -166,6 +166,21 @@ class SandboxChoice:
     message: str = ""  # what the user is told when the window may not start
 
 
+NO_DISPLAY_EXIT = 78  # EX_CONFIG
+NO_DISPLAY_MESSAGE = (
+    "roundtable: there is no display to open the window on (DISPLAY and WAYLAND_DISPLAY "
+    "are not set): run it on a desktop session, or headless with `roundtable run "
+    "--offline` (`roundtable rehearse` draws offscreen by itself).")
+
+
+def no_display(system: str, env: Mapping[str, str]) -> bool:
+    """True on Linux when Qt would look for an X11 or Wayland display and none is set:
+    Qt's xcb plugin then aborts blaming a library ("xcb-cursor0 is needed")."""
+    if not system.startswith("linux") or env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return False
+    return qt_platform(env) in ("", "xcb", "wayland")
+
+
 def current_euid() -> int | None:
     """The effective user id on Linux, else None (only Linux's Chromium refuses root)."""
     if sys.platform.startswith("linux") and hasattr(os, "geteuid"):

@@ -150,3 +150,13 @@ def test_process_age_is_measured_from_a_named_start():
 
     assert age >= 0
     assert since in {"the process started", "the self-test module loaded"}
+
+
+@pytest.mark.slow
+def test_the_terminal_gets_no_line_from_chromium_or_qt(run):
+    """Chromium's GPU, Vulkan and dbus chatter and Qt's own warnings go to the log file;
+    standard error holds nothing else of a run that passed."""
+    done, _ = run
+
+    assert done.returncode == 0
+    assert done.stderr.strip() == "", done.stderr[-2000:]

@@ -16,6 +16,8 @@ import pytest
 from roundtable_desktop import startup_checks as checks
 from roundtable_desktop.startup_checks import (
     LIBRARIES,
+    NO_DISPLAY_EXIT,
+    NO_DISPLAY_MESSAGE,
     ROOT_MESSAGE,
     ROOT_REFUSED_EXIT,
     Library,
@@ -23,6 +25,7 @@ from roundtable_desktop.startup_checks import (
     apply_sandbox_choice,
     libraries_message,
     missing_libraries,
+    no_display,
     qt_platform,
     sandbox_choice,
     system_libraries,
@@ -272,3 +275,26 @@ def test_the_app_reads_our_option_from_its_command_line():
 
     assert parse_options(["--presenter", "--no-sandbox"]).no_sandbox
     assert not parse_options(["--presenter"]).no_sandbox
+
+
+def test_no_display_is_said_in_one_sentence_before_qt_starts():
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    done = subprocess.run([sys.executable, "-m", "roundtable_desktop"], capture_output=True,
+                          text=True, timeout=60, env=env)
+
+    assert done.returncode == NO_DISPLAY_EXIT
+    assert done.stderr.strip().splitlines() == [NO_DISPLAY_MESSAGE]
+    assert "xcb" not in done.stderr and "Reinstalling" not in done.stderr
+
+
+@pytest.mark.parametrize(("env", "expected"), [
+    ({}, True),
+    ({"DISPLAY": ":0"}, False),
+    ({"WAYLAND_DISPLAY": "wayland-0"}, False),
+    ({"QT_QPA_PLATFORM": "offscreen"}, False),
+    ({"QT_QPA_PLATFORM": "xcb"}, True),
+])
+def test_no_display_is_when_qt_would_need_one_and_none_is_set(env, expected):
+    assert no_display("linux", env) is expected
+    assert no_display("darwin", env) is False

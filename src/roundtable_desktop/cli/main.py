@@ -57,6 +57,7 @@ from roundtable_desktop.llm.offline import OFFLINE_MODEL
 from roundtable_desktop.llm.openai_compat import DEFAULT_BASE_URL, DEFAULT_MODEL
 from roundtable_desktop.llm.providers import ModelSettings, is_local, make_client
 from roundtable_desktop.paths import default_db_path
+from roundtable_desktop.rehearse_options import add_arguments as add_rehearse_arguments
 from roundtable_desktop.sources.errors import SourceError
 from roundtable_desktop.sources.mcp_model import McpError
 from roundtable_desktop.startup_checks import NO_SANDBOX_OPTION
@@ -123,6 +124,9 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
 
     sub.add_parser("kinds", help="list the session kinds and their scenarios")
+    rehearse = sub.add_parser("rehearse", help="play every kind offline in the real window "
+                              "and report what an audience would see wrong")
+    add_rehearse_arguments(rehearse)
     for command in _kind_commands().values():
         command.add_arguments(sub.add_parser(command.name, help=command.help), _model_flags)
     return p
@@ -458,6 +462,8 @@ def main(argv: list[str] | None = None) -> int:
                                                                      NO_SANDBOX_OPTION}:
         return _exit(lambda: _open_window(argv))
     args = _parser().parse_args(argv)
+    if args.command == "rehearse":
+        return _exit(lambda: _open_window(argv))
     if args.command == "run":
         return _exit(lambda: asyncio.run(_run(args)))
     if args.command == "export":

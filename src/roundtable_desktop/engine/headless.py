@@ -56,6 +56,11 @@ def human_lines(raw: Iterable[str | HumanLine]) -> deque[HumanLine]:
                  for line in raw if isinstance(line, HumanLine) or line.strip())
 
 
+def send_step(line: HumanLine) -> Action:
+    """The action a human seat takes with a scripted line."""
+    return Action(id=SEND, text=line.text, channel=line.channel, option=line.option)
+
+
 @dataclass(frozen=True, slots=True)
 class DriveResult:
     code: int  # 0: done or waiting for a human; 1: repeated failures
@@ -82,8 +87,7 @@ async def drive_headless(
                 return DriveResult(
                     0, f"{seat} is a human seat and has no scripted line left: the session "
                        "is saved; continue it with --continue and --say.")
-            line = lines.popleft()
-            step = Action(id=SEND, text=line.text, channel=line.channel, option=line.option)
+            step = send_step(lines.popleft())
         ok = await session.perform(step)
         failures = 0 if ok else failures + 1
         if failures and session.final_failure:

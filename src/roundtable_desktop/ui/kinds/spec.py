@@ -8,6 +8,7 @@ status line shows while the session waits for the user ("" or None: the shared
 sentence built from `next_step()`), and `menu_entries`: the kind's own entries, listed
 in the Session menu while the kind is shown (MenuEntry: text, shortcut, object name,
 and `run(window)`, which may return a dialog the window keeps alive until it closes).
+`rehearsal` says how `roundtable rehearse` plays the kind to its end (ui/rehearsal/).
 Must not build widgets or hold session state.
 """
 
@@ -20,6 +21,7 @@ from typing import Any
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import ResultSection, SessionSummary
 from roundtable_desktop.engine.base import SessionProtocol
+from roundtable_desktop.engine.headless import HumanLine
 from roundtable_desktop.ui.window.dock_set import DockSpec
 
 
@@ -46,6 +48,17 @@ class MenuEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class Rehearsal:
+    """How `roundtable rehearse` plays a kind to its end: the scenario, the lines its human
+    seat sends in order (as the CLI's --say / --choice give them), and the action it
+    clicks when the lines are used up and the session has not ended (e.g. "end")."""
+
+    scenario: str = "default"
+    lines: tuple[HumanLine, ...] = ()
+    finish: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class WindowKind:
     name: str
     docks: tuple[DockSpec, ...] = ()
@@ -54,3 +67,4 @@ class WindowKind:
     human_seat_dock: str = ""  # object name of the dock a human seat writes in
     next_sentence: Callable[[SessionProtocol], str] | None = None
     menu_entries: tuple[MenuEntry, ...] = ()
+    rehearsal: Rehearsal = Rehearsal()

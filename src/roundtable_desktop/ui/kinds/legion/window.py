@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import ResultSection, SessionSummary
+from roundtable_desktop.engine.headless import HumanLine
 from roundtable_desktop.ui.kinds.legion.analytics_dock import LegionAnalyticsDock
 from roundtable_desktop.ui.kinds.legion.chat_dock import LegionChatDock
 from roundtable_desktop.ui.kinds.legion.minion_dock import LegionMinionDock
 from roundtable_desktop.ui.kinds.legion.opinions_dock import LegionOpinionsDock
-from roundtable_desktop.ui.kinds.spec import WindowKind
+from roundtable_desktop.ui.kinds.spec import Rehearsal, WindowKind
 from roundtable_desktop.ui.window.dock_set import Area, DockSpec
 
 CHAT_DOCK = "legionChatDock"
@@ -54,4 +55,11 @@ LEGION_WINDOW = WindowKind(
     result=legion_result,
     what_happened=legion_ended,
     human_seat_dock=CHAT_DOCK,
+    # The Commander's three lines of the seed script (resources/legion/scripts/), then End.
+    rehearsal=Rehearsal(lines=(
+        HumanLine("hi", channel="commander-alpha"),
+        HumanLine("ur amazing ily", channel="commander-alpha"),
+        HumanLine("Can you tell me what files are in the `components` directory?",
+                  channel="commander-alpha")),
+        finish="end"),
 )

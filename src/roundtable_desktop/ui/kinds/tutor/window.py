@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import SessionSummary
-from roundtable_desktop.ui.kinds.spec import WindowKind
+from roundtable_desktop.engine.headless import HumanLine, choice_line
+from roundtable_desktop.ui.kinds.spec import Rehearsal, WindowKind
 from roundtable_desktop.ui.kinds.tutor.chat_dock import TutorChatDock
 from roundtable_desktop.ui.kinds.tutor.evaluation_dock import TutorEvaluationDock
 from roundtable_desktop.ui.kinds.tutor.teacher_dock import TutorTeacherDock
@@ -36,4 +37,10 @@ TUTOR_WINDOW = WindowKind(
     ),
     what_happened=tutor_ended,
     human_seat_dock="tutorChatDock",
+    # The student looks closer, then names the three tricks of the default exercise.
+    rehearsal=Rehearsal(lines=(
+        choice_line("2"),
+        HumanLine("The quote has no source and no date"),
+        HumanLine("It is built to make me angry"),
+        HumanLine("The logo looks blurred, like a copy of the news site's"))),
 )
