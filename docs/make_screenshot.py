@@ -37,10 +37,11 @@ os.environ["ROUNDTABLE_HOME"] = tempfile.mkdtemp(prefix="roundtable-shot-")
 import qasync
 from PySide6.QtWidgets import QApplication
 
-from roundtable_desktop.app import PRESENTER_ZOOM, compose_window
+from roundtable_desktop.app import compose_window
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.ui.window.main_window import PRESENTER_ZOOM
 from roundtable_desktop.ui.window.session_runner import ClientChoice
 
 ROOT = Path(__file__).resolve().parents[1]

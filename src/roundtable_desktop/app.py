@@ -68,7 +68,6 @@ from roundtable_desktop.ui.window.session_runner import ClientChoice, ClientFact
 
 log = logging.getLogger(__name__)
 APP_NAME = "Roundtable"
-PRESENTER_ZOOM = 1.4
 
 
 @dataclass(frozen=True)
@@ -194,11 +193,7 @@ async def run_window(app: QApplication, options: Options) -> int:
     try:
         last = continuable_session(store)
         if options.presenter:
-            window.set_theme("dark")
-            window.zoom_by(0)
-            while window.zoom < PRESENTER_ZOOM:
-                window.zoom_by(1)
-            window.showFullScreen()
+            window.set_presenter_mode(True)
         else:
             window.show()
         if options.self_test == "paint":

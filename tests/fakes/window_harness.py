@@ -138,3 +138,15 @@ def _dispose(qtbot, windows: list[MainWindow], stores: list[SessionStore]) -> No
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
     for store in stores:
         store.close()
+
+
+def start_new_from_the_menu(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """File › New session…, then Start in its dialog (the live kind and scenario)."""
+    from PySide6.QtWidgets import QPushButton
+
+    from roundtable_desktop.ui.window.new_session_dialog import NewSessionDialog
+
+    window.menus.new_action.trigger()
+    qtbot.waitUntil(lambda: window.findChild(NewSessionDialog) is not None, timeout=WAIT_MS)
+    dialog = window.findChild(NewSessionDialog)
+    dialog.findChild(QPushButton, "startButton").click()

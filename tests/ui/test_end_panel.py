@@ -14,6 +14,7 @@ from roundtable_desktop.ui.kinds.roundtable.dock_base import meeting_state
 from roundtable_desktop.ui.theme import point_size
 from roundtable_desktop.ui.window.end_panel import TITLE_SCALE, EndPanel
 from roundtable_desktop.ui.window.main_window import VIEW_KEEP_LINES, MainWindow
+from roundtable_desktop.ui.window.new_session_dialog import NewSessionDialog
 from tests.fakes.panel_kind import (
     panel_kind,  # noqa: F401 (autouse: the panel kind)
 )
@@ -201,6 +202,8 @@ def test_new_session_starts_a_fresh_session_and_hides_the_panel(qtbot, make_wind
     qtbot.mouseClick(window.end_panel.new_button, Qt.MouseButton.LeftButton)
 
     assert triggered == [True]
+    qtbot.waitUntil(lambda: window.findChild(NewSessionDialog) is not None, timeout=WAIT_MS)
+    window.findChild(NewSessionDialog).accept()
     qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, old_id), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not window.end_panel.isVisible(), timeout=WAIT_MS)
     assert not window.bridge.ended()

@@ -12,12 +12,13 @@ from collections.abc import Iterator
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QPushButton, QWidget
 
 from roundtable_desktop.engine.base import Action
 from roundtable_desktop.engine.registry import kind_names, register_kind
 from roundtable_desktop.ui.kinds.roundtable.dock_base import meeting_state
 from roundtable_desktop.ui.window.main_window import MainWindow
+from roundtable_desktop.ui.window.new_session_dialog import NewSessionDialog
 from roundtable_desktop.ui.window.session_runner import ClientChoice
 from tests.fakes.paced_client import PacedClient
 from tests.fakes.panel_kind import OPEN_FLOOR_PANEL, PANEL, PanelSession
@@ -147,10 +148,22 @@ def test_another_kind_gets_its_own_actions_in_the_toolbar_and_the_session_menu(
     assert not any(a.objectName() == "action_infer" for a in menu)
 
 
-# -- the pickers -----------------------------------------------------------------------------
-def test_the_kind_picker_lists_every_registered_kind_enabled(make_window):
-    window = make_window(start=False)
-    model = window.toolbar.kind_combo.model()
+# -- New session: a dialog, so choosing a kind starts nothing by itself ------------------------
+def _open_new_session(qtbot, window: MainWindow) -> NewSessionDialog:  # type: ignore[no-untyped-def]
+    window.toolbar.new_button.click()
+    qtbot.waitUntil(lambda: window.findChild(NewSessionDialog) is not None, timeout=WAIT_MS)
+    dialog = window.findChild(NewSessionDialog)
+    assert dialog is not None
+    return dialog
+
+
+def _choose(combo, name: str) -> None:  # type: ignore[no-untyped-def]
+    combo.setCurrentIndex(combo.findData(name, Qt.ItemDataRole.UserRole))
+
+
+def test_the_new_session_dialog_lists_every_registered_kind_enabled(qtbot, make_window):
+    window = make_window()
+    model = _open_new_session(qtbot, window).kind_combo.model()
 
     enabled = {model.item(row).data(Qt.ItemDataRole.UserRole): model.item(row).isEnabled()
                for row in range(model.rowCount())}
@@ -159,28 +172,32 @@ def test_the_kind_picker_lists_every_registered_kind_enabled(make_window):
     assert all(enabled.values())
 
 
-def test_choosing_a_kind_lists_its_scenarios_and_starts_a_session_of_it(qtbot, make_window):
+def test_choosing_a_kind_lists_its_scenarios_and_starts_nothing_until_start(
+    qtbot, make_window
+):
     window = make_window()
-    combo = window.toolbar.kind_combo
+    first = window.bridge.session_id()
+    dialog = _open_new_session(qtbot, window)
 
-    combo.setCurrentIndex(combo.findData("panel", Qt.ItemDataRole.UserRole))
-    combo.activated.emit(combo.currentIndex())
+    _choose(dialog.kind_combo, "panel")
 
-    qtbot.waitUntil(lambda: window.bridge.kind() == "panel", timeout=WAIT_MS)
-    scenarios = window.toolbar.scenario_combo
+    scenarios = dialog.scenario_combo
     assert [scenarios.itemData(i, Qt.ItemDataRole.UserRole)
             for i in range(scenarios.count())] == PANEL.scenario_names()
-    assert window.toolbar.scenario() == "default"
+    assert dialog.chosen() == ("panel", "default")
+    wait_idle(qtbot, window)
+    assert window.bridge.session_id() == first and window.bridge.kind() != "panel"
+    dialog.reject()
 
 
-def test_choosing_a_scenario_starts_a_session_of_that_scenario(qtbot, make_window):
+def test_start_in_the_dialog_starts_the_kind_and_scenario_chosen(qtbot, make_window):
     window = make_window()
-    start(qtbot, window, "panel")
     old_id = window.bridge.session_id()
-    combo = window.toolbar.scenario_combo
+    dialog = _open_new_session(qtbot, window)
+    _choose(dialog.kind_combo, "panel")
+    _choose(dialog.scenario_combo, "tabs")
 
-    combo.setCurrentIndex(combo.findData("tabs", Qt.ItemDataRole.UserRole))
-    combo.activated.emit(combo.currentIndex())
+    dialog.findChild(QPushButton, "startButton").click()
 
     qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, old_id), timeout=WAIT_MS)
     record = window.runner.store.get_session(str(window.bridge.session_id()))
@@ -188,20 +205,21 @@ def test_choosing_a_scenario_starts_a_session_of_that_scenario(qtbot, make_windo
     qtbot.waitUntil(lambda: "Tabs or spaces?" in window.windowTitle(), timeout=WAIT_MS)
 
 
-def test_new_session_starts_the_kind_and_scenario_shown_in_the_pickers(qtbot, make_window):
+def test_new_session_opens_on_the_live_kind_and_scenario_and_says_the_old_one_stays(
+    qtbot, make_window
+):
     window = make_window()
-    first = start(qtbot, window, "panel", "tabs")
-    assert window.toolbar.session_kind() == "panel" and window.toolbar.scenario() == "tabs"
+    start(qtbot, window, "panel", "tabs")
+    perform(qtbot, window, "ask")
 
     window.menus.new_action.trigger()
+    qtbot.waitUntil(lambda: window.findChild(NewSessionDialog) is not None, timeout=WAIT_MS)
+    dialog = window.findChild(NewSessionDialog)
 
-    qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, first), timeout=WAIT_MS)
-    record = window.runner.store.get_session(str(window.bridge.session_id()))
-    assert (record.kind, record.scenario) == ("panel", "tabs")
-    assert window.menus.new_action.shortcut() == QKeySequence("Ctrl+N")
+    assert dialog.chosen() == ("panel", "tabs")
+    assert "stays saved" in dialog.leaving.text()
+    dialog.reject()
 
-
-# -- text ------------------------------------------------------------------------------------
 def test_with_no_human_seat_dock_a_text_action_asks_for_its_text(qtbot, make_window):
     window = make_window()
     start(qtbot, window, "panel")

@@ -31,6 +31,7 @@ from tests.fakes.window_harness import (
     offline_choice,
     perform,
     running_qasync_loop,
+    start_new_from_the_menu,
     wait_idle,
     wait_view,
     window_maker,
@@ -119,17 +120,6 @@ def test_disabled_actions_say_why_in_their_tooltip(make_window):
 
     assert not run_tools.isEnabled()
     assert "There is no reply with tools to run." in run_tools.toolTip()
-
-
-def test_kinds_that_are_not_built_are_listed_but_disabled(make_window):
-    window = make_window(start=False)
-    model = window.toolbar.kind_combo.model()
-
-    enabled = {model.item(row).data(Qt.ItemDataRole.UserRole): model.item(row).isEnabled()
-               for row in range(model.rowCount())}
-
-    assert enabled == {"roundtable": True, "negotiation": True, "legion": True,
-                       "tutor": True, "debate": True}
 
 
 def test_stop_during_a_stream_keeps_the_partial_reply(
@@ -325,7 +315,7 @@ def test_new_session_starts_a_fresh_meeting(qtbot, make_window):
     perform(qtbot, window, "infer")
     old_id = window.runner.handle.session_id
 
-    window.menus.new_action.trigger()
+    start_new_from_the_menu(qtbot, window)
     qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, old_id), timeout=WAIT_MS)
 
     assert meeting_state(window.bridge).turn == 1

@@ -37,7 +37,7 @@ def text_sizes(window: MainWindow) -> dict[str, float]:
     other = next(rows.item(r) for r in range(rows.count()) if not rows.item(r).font().bold())
     sizes = {
         "toolbar button": _size(window.toolbar.button("infer")),
-        "toolbar combo": _size(window.toolbar.kind_combo),
+        "toolbar New button": _size(window.toolbar.new_button),
         "menu bar": _size(window.menuBar()),
         "status line": _size(window.status.phase_label),
         "status badge": _size(window.status.badge),

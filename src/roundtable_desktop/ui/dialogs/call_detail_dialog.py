@@ -50,6 +50,7 @@ from roundtable_desktop.context.payload import SectionSize, section_sizes
 from roundtable_desktop.context.tokens import estimate_tokens
 from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.store.records import CallRecord
+from roundtable_desktop.ui.screen_fit import fit_to_screen
 from roundtable_desktop.ui.theme import Inks, inks, monospace_font
 
 
@@ -132,7 +133,7 @@ class CallDetailDialog(QDialog):
         who = actor_name or call.actor_id or "no actor"
         self.setWindowTitle(f"Call {call.seq} · {who} · {call.purpose} · {call.model}")
         self.setModal(False)
-        self.resize(1100, 800)
+        fit_to_screen(self, 1100, 800)
 
         self.summary_label = QLabel(_summary(call, who))
         self.summary_label.setTextFormat(Qt.TextFormat.PlainText)

@@ -50,6 +50,7 @@ from roundtable_desktop.llm.keys import LLM_KEY, X_KEY, YOUTUBE_KEY, KeyStore
 from roundtable_desktop.llm.openai_compat import OpenAICompatClient
 from roundtable_desktop.llm.providers import PRESETS, ModelSettings
 from roundtable_desktop.ui.dialogs.mcp_servers_dialog import McpServersPanel
+from roundtable_desktop.ui.screen_fit import fit_to_screen, scrolling_body
 from roundtable_desktop.ui.settings_store import DEFAULT_MCP_URL, AppSettings
 
 TEST_DEADLINE_S = 30.0
@@ -114,7 +115,7 @@ class SettingsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
-        self.resize(760, 640)
+        fit_to_screen(self, 760, 720)
         self._settings = settings
         self._keys = keys
         self._test_task: asyncio.Future[str] | None = None
@@ -201,10 +202,16 @@ class SettingsDialog(QDialog):
         buttons.accepted.connect(self._on_save_clicked)
         buttons.rejected.connect(self.reject)
 
+        # The fields scroll on a short screen; the messages and the buttons stay in view.
+        body = QWidget()
+        body.setObjectName("settingsBody")
+        fields = QVBoxLayout(body)
+        fields.setContentsMargins(0, 0, 0, 0)
+        fields.addWidget(model_box)
+        fields.addWidget(sources_box)
+        fields.addWidget(self.mcp_servers, 1)
         layout = QVBoxLayout(self)
-        layout.addWidget(model_box)
-        layout.addWidget(sources_box)
-        layout.addWidget(self.mcp_servers, 1)
+        layout.addWidget(scrolling_body(body), 1)
         layout.addWidget(self.keyring_label)
         layout.addWidget(self.error_label)
         layout.addWidget(buttons)

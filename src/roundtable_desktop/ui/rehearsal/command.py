@@ -36,7 +36,6 @@ from roundtable_desktop.ui.window.main_window import MainWindow
 from roundtable_desktop.ui.window.session_runner import ClientChoice, ClientFactory
 
 HOME_PREFIX = "roundtable-rehearse-"
-PRESENTER_ZOOM = 1.4  # as app.py's --presenter
 
 ComposeWindow = Callable[..., MainWindow]
 
@@ -102,10 +101,6 @@ def _place(window: MainWindow, options: RehearseOptions) -> None:
     """As a presenter opens it: full screen in presenter mode, else the whole screen (or
     the asked size, when this screen is larger)."""
     if options.presenter:
-        window.set_theme("dark")
-        window.zoom_by(0)
-        while window.zoom < PRESENTER_ZOOM - 1e-6:
-            window.zoom_by(1)
         window.set_presenter_mode(True)
         return
     available = window.available_geometry()

@@ -16,6 +16,8 @@ from roundtable_desktop.ui.elided_label import ElidedLabel
 
 # A dock's title bar holds its float and close buttons beside the title.
 DOCK_TITLE_BUTTONS_PX = 44
+# A scroll range this small hides nothing a reader would miss (a rounding of heights).
+SCROLL_SLACK_PX = 4
 
 
 def rect_in(window: QWidget, widget: QWidget) -> QRect:
@@ -31,11 +33,16 @@ def outside(window: QMainWindow) -> list[str]:
     problems: list[str] = []
     toolbar = window.toolbar  # type: ignore[attr-defined]
     overflow = toolbar.overflow_button()
+    more = toolbar.more_button
+    moved = toolbar.moved_ids()
     for action_id in toolbar.qactions:
         button = toolbar.button(action_id)
         if button is not None and button.isVisible():
             if not inner.contains(rect_in(window, button)):
                 problems.append(f"toolbar action {action_id}")
+        elif action_id in moved:
+            if not more.isVisible() or not inner.contains(rect_in(window, more)):
+                problems.append(f"toolbar action {action_id} (in More, no More button)")
         elif overflow is None or not overflow.isVisible() or not inner.contains(
                 rect_in(window, overflow)):
             problems.append(f"toolbar action {action_id} (hidden, no » menu)")
@@ -121,11 +128,11 @@ def result_cut(window: QMainWindow) -> str:
     if not panel.isVisible() or panel.visibleRegion().isEmpty():
         return "the result is not shown"
     for area in panel.findChildren(QAbstractScrollArea):
-        if area.isVisible() and area.verticalScrollBar().maximum() > 0:
+        if area.isVisible() and area.verticalScrollBar().maximum() > SCROLL_SLACK_PX:
             bar = area.verticalScrollBar()
             shown = bar.pageStep()
-            return (f"the result needs scrolling: {shown} of {shown + bar.maximum()} px "
-                    "are in view")
+            return (f"the result needs scrolling ({shown} of {shown + bar.maximum()} px "
+                    "in view)")
     return ""
 
 

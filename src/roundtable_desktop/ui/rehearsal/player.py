@@ -118,7 +118,7 @@ class RehearsalPlayer:
         if not window.bridge.ended():
             report.note(f"it had not ended after {count_of(report.steps, 'step')}")
         else:
-            report.note(layout_checks.result_cut(window))
+            await self._check_result(report)
         self._check_layout(report)
         self._check_dialogs(report)
         if kept:
@@ -126,12 +126,34 @@ class RehearsalPlayer:
             self._save(report, "middle", kept[middle])
         self._shoot(report, "end")
 
+    async def _check_result(self, report: KindReport) -> None:
+        """The result reads whole: in the centre, or once the presenter brings it up full
+        size (the end panel's Full size, F10)."""
+        window = self.window
+        cut = layout_checks.result_cut(window)
+        if cut and window.end_panel.isVisible():
+            window.end_panel.full_button.setChecked(True)
+            await self._frames()
+            self._shoot(report, "result")
+            cut = layout_checks.result_cut(window)
+            cut = cut and f"{cut}, even at full size"
+            window.end_panel.full_button.setChecked(False)
+            await self._frames()
+        report.note(cut)
+
+    async def _frames(self, count: int = 5) -> None:
+        for _ in range(count):  # layouts settle over a few passes of the loop
+            await asyncio.sleep(0.02)
+
     async def _click(self, action_id: str, report: KindReport) -> None:
         """Click the toolbar button of `action_id`, after checking it is in plain view."""
         window = self.window
         await self._until(lambda: action_id in window.toolbar.qactions
                           and window.toolbar.qactions[action_id].isEnabled(),
                           f"{action_id!r} to be offered")
+        await self._until(lambda: (b := window.toolbar.button(action_id)) is not None
+                          and b.isVisible(), "its button", 1.0, quiet=True)
+        await self._frames(3)  # a new label's width reaches the bar's layout
         report.note(layout_checks.hidden_action(window, action_id))
         for problem in layout_checks.elided_texts(window):
             if problem.startswith("phase"):  # the status line that names the action

@@ -51,6 +51,9 @@ COLUMN_SPLIT = [62, 38]
 COLUMN_MAX_SHARE = 0.36
 CENTRE_SHARE = 0.42
 SIDES = (Area.LeftDockWidgetArea, Area.RightDockWidgetArea)
+# Presenter mode: the docks share one column of this part of the window, in at most this
+# many stacked tab groups.
+COMPACT_SHARE, COMPACT_GROUPS = 0.40, 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +190,48 @@ class WindowDocks:
             # Both columns at once: widening one alone takes the room from the other.
             window.resizeDocks(docks, widths, Qt.Orientation.Horizontal)
 
+    # -- presenter: the centre first, the docks in tabs beside it ----------------------------
+    def compact(self) -> list[QDockWidget]:
+        """Every dock into tab groups stacked in the right column (COMPACT_SHARE of the
+        window), so the payload view takes the rest of the width and the whole height. A
+        group takes docks while its tabs fit whole in the column; at most COMPACT_GROUPS
+        groups; the docks left over are hidden (View › Docks shows them). Returns them."""
+        window = self._window
+        order = [d for _s, d in placement_order(self._own, self._shared)
+                 if not d.isFloating() and not d.isHidden()]
+        column = int(window.width() * COMPACT_SHARE)
+        groups: list[list[QDockWidget]] = [[]]
+        used = 0
+        for dock in order:
+            tab = _tab_width(dock)
+            if groups[-1] and used + tab > column:
+                if len(groups) == COMPACT_GROUPS:
+                    break
+                groups.append([])
+                used = 0
+            groups[-1].append(dock)
+            used += tab
+        placed = [d for group in groups for d in group]
+        hidden = [d for d in order if d not in placed]
+        for dock in order:
+            window.removeDockWidget(dock)
+        for group in groups:
+            window.addDockWidget(Area.RightDockWidgetArea, group[0], Qt.Orientation.Vertical)
+            group[0].show()
+            for dock in group[1:]:
+                window.tabifyDockWidget(group[0], dock)
+                dock.show()
+            group[0].raise_()
+        for dock in hidden:
+            dock.hide()
+        heads = [group[0] for group in groups]
+        window.resizeDocks(heads[:1], [column], Qt.Orientation.Horizontal)
+        if len(heads) > 1:
+            window.resizeDocks(heads, [1] * len(heads), Qt.Orientation.Vertical)
+        self._alone = [(Area.RightDockWidgetArea, d) for d in heads]
+        self.fit_tabs()
+        return hidden
+
     def fit_tabs(self) -> None:
         """Docks sharing a place show every tab, titles elided, never scrolled out of
         sight (the tab bars are the window's own, made as docks are tabified)."""
@@ -224,6 +269,12 @@ def content_width(dock: QDockWidget) -> int:
     else:
         need = body.minimumSizeHint().width()
     return need + dock.width() - body.width()  # the dock's own frame around its body
+
+
+def _tab_width(dock: QDockWidget) -> int:
+    """About what a tab of this dock takes: its title and the tab's padding."""
+    metrics = dock.fontMetrics()
+    return metrics.horizontalAdvance(dock.windowTitle()) + 2 * metrics.height()
 
 
 def _share(total: int, share: float, bounds: tuple[int, int]) -> int:

@@ -38,6 +38,7 @@ HEADLINE_SCALE = 1.1
 HEADING_SCALE = 1.6
 TITLE_SCALE = 1.35
 NUMBER_SCALE = 1.35
+ITEM_WIDTH_CHARS = 34  # a column of items is at least this many characters wide
 
 
 class _ItemsArea(QScrollArea):
@@ -61,6 +62,7 @@ class EndPanel(QFrame):
     exportRequested = Signal()
     replayRequested = Signal()
     newSessionRequested = Signal()
+    fullSizeToggled = Signal(bool)  # the result alone in the window, or back
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,9 +71,12 @@ class EndPanel(QFrame):
         self.heading = _plain("endHeading")
         self.body = QWidget()
         self.body.setObjectName("endItems")
-        self.items_layout = QVBoxLayout(self.body)
+        self.items_layout = QGridLayout(self.body)
         self.items_layout.setContentsMargins(0, 0, 8, 0)
-        self.items_layout.setSpacing(8)
+        self.items_layout.setHorizontalSpacing(28)
+        self.items_layout.setVerticalSpacing(8)
+        self._items: list[QWidget] = []  # the result's items, then its text, in order
+        self._columns = 1
         self.items_area = _ItemsArea()
         self.items_area.setObjectName("endItemsArea")
         self.items_area.setFrameShape(QFrame.Shape.NoFrame)
@@ -94,11 +99,18 @@ class EndPanel(QFrame):
         self.new_button.setObjectName("endNewSession")
         self.new_button.setToolTip("Start a new session (Ctrl+N)")
         self.new_button.clicked.connect(self.newSessionRequested)
+        self.full_button = QPushButton("Full size")
+        self.full_button.setObjectName("endFullSize")
+        self.full_button.setCheckable(True)
+        self.full_button.setToolTip("The result alone in the whole window, for the room "
+                                    "(F10; again to go back)")
+        self.full_button.toggled.connect(self.fullSizeToggled)
         # The buttons share the heading's row when it is wide enough for both (on a laptop
         # every line counts for the result); below the heading otherwise.
         buttons = QHBoxLayout()
         buttons.setSpacing(10)
-        for button in (self.export_button, self.replay_button, self.new_button):
+        for button in (self.export_button, self.replay_button, self.new_button,
+                       self.full_button):
             buttons.addWidget(button, 0, Qt.AlignmentFlag.AlignVCenter)
         buttons.addStretch(1)
         self.heading.setWordWrap(False)
@@ -144,6 +156,34 @@ class EndPanel(QFrame):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._arrange_top()
+        self._arrange_items()
+
+    def needs_scrolling(self) -> bool:
+        """The result is taller than the room it is shown in."""
+        bar = self.items_area.verticalScrollBar()
+        return self.items_area.isVisible() and bar.maximum() > 0
+
+    def _arrange_items(self) -> None:
+        """Items in as many columns as the width holds at this zoom (each about 30 lines
+        of text wide, at most three), in reading order across; the text spans them."""
+        em = self.fontMetrics().averageCharWidth() or 8
+        room = self.items_area.viewport().width()
+        columns = max(1, min(3, room // (ITEM_WIDTH_CHARS * em)))
+        if columns == self._columns and self.items_layout.count() == len(self._items):
+            return
+        self._columns = columns
+        while self.items_layout.count():
+            self.items_layout.takeAt(0)
+        items = [w for w in self._items if w.objectName() == "endItem"]
+        for index, widget in enumerate(items):
+            self.items_layout.addWidget(widget, index // columns, index % columns)
+        row = (len(items) + columns - 1) // columns
+        for widget in self._items[len(items):]:  # the text, or the empty note
+            self.items_layout.addWidget(widget, row, 0, 1, columns)
+            row += 1
+        for column in range(3):
+            self.items_layout.setColumnStretch(column, 1 if column < columns else 0)
+        self.items_layout.setRowStretch(row, 1)
 
     def _arrange_top(self) -> None:
         """Buttons beside the heading when both fit whole, else below it."""
@@ -169,22 +209,22 @@ class EndPanel(QFrame):
         self.headline.setText(sentence)
         self.heading.setText(result.heading)
         while self.items_layout.count():
-            taken = self.items_layout.takeAt(0)
-            widget = taken.widget() if taken is not None else None
-            if widget is not None:
-                widget.deleteLater()
+            self.items_layout.takeAt(0)
+        for widget in self._items:
+            widget.deleteLater()
         self._titles = [item.title for item in result.items]
-        for number, item in enumerate(result.items, start=1):
-            self.items_layout.addWidget(_item_widget(number, item))
+        self._items = [_item_widget(number, item)
+                       for number, item in enumerate(result.items, start=1)]
         if result.text:
             text = _plain("endText")
             text.setText(result.text)
-            self.items_layout.addWidget(text)
+            self._items.append(text)
         if not result.items and not result.text:
             empty = _plain("endEmpty")
             empty.setText(result.empty_text)
-            self.items_layout.addWidget(empty)
-        self.items_layout.addStretch(1)
+            self._items.append(empty)
+        self._columns = 0  # lay them out afresh
+        self._arrange_items()
         self.items_area.updateGeometry()
         self._arrange_top()
 

@@ -25,7 +25,7 @@ import logging
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QGuiApplication, QShowEvent
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
@@ -67,6 +67,7 @@ FRAME_ALLOWANCE = (16, 40)
 # text (its header): the last payload matters less than the result now.
 VIEW_KEEP_LINES = 4
 KEY_GEOMETRY, KEY_THEME, KEY_ZOOM = "window/geometry", "window/theme", "window/zoom"
+PRESENTER_THEME, PRESENTER_ZOOM = "dark", 1.4
 KEY_DOCKS = "window/docks/{kind}"  # QMainWindow.saveState, one per kind
 
 
@@ -92,6 +93,12 @@ class MainWindow(QMainWindow):
         self._theme = str(settings.value(KEY_THEME, DEFAULT_THEME))
         self._theme = self._theme if self._theme in THEMES else DEFAULT_THEME
         self._zoom = clamp_zoom(_float(settings.value(KEY_ZOOM, 1.0), 1.0))
+        # In presenter mode: the theme, zoom and dock layout to give back when it ends.
+        self._presenter: tuple[str, float, QByteArray] | None = None
+        self._compact_timer = QTimer(self)  # once the full-screen geometry has applied
+        self._compact_timer.setSingleShot(True)
+        self._compact_timer.setInterval(0)
+        self._compact_timer.timeout.connect(self._compact_docks)
 
         self.banner = NoticeBanner(self)
         self.context_view = ContextView(bridge, self)
@@ -134,6 +141,11 @@ class MainWindow(QMainWindow):
         self.end_panel.exportRequested.connect(self._on_end_panel_export_requested)
         self.end_panel.replayRequested.connect(self._on_end_panel_replay_requested)
         self.end_panel.newSessionRequested.connect(self.menus.new_action.trigger)
+        self.end_panel.fullSizeToggled.connect(self._on_end_panel_full_size_toggled)
+        self._full_size_hid: list[QDockWidget] = []  # docks the full-size result hides
+        full = QShortcut(QKeySequence("F10"), self)
+        full.activated.connect(self._on_full_size_shortcut_activated)
+        self.toolbar.newRequested.connect(self.menus.new_action.trigger)
         bridge.notice.connect(self._on_bridge_notice)
         self.mcp_tools.notice.connect(self._on_bridge_notice)
         bridge.sessionChanged.connect(self._sync_timer.start)
@@ -190,6 +202,8 @@ class MainWindow(QMainWindow):
     def _show_kind_docks(self, kind: str) -> None:
         self._kind = kind
         self._docks.show_kind(window_kind(kind).docks)
+        if self.presenter:
+            self._compact_timer.start()
 
     def size_docks(self) -> None:
         """The starting sizes of the dock columns and rows (no saved layout)."""
@@ -252,20 +266,50 @@ class MainWindow(QMainWindow):
         self.context_view.set_zoom(self._zoom)
         self.menus.sync_checks()
         self._fit_timer.start()  # larger text may need wider columns
+        if self.presenter:
+            self._compact_timer.start()  # larger tabs: the groups are made again
+
+    @property
+    def presenter(self) -> bool:
+        return self._presenter is not None
 
     def set_presenter_mode(self, on: bool) -> None:
+        """Presenter mode: full screen, the dark theme, everything at least PRESENTER_ZOOM
+        (the view, the docks, the toolbar and the status line step together with Ctrl
+        +/-), the docks in tabs beside the payload view so nothing is cut, and a status
+        line that keeps only what to do next. Leaving gives the look and layout back."""
+        if on == self.presenter:
+            return
         if on:
+            self._presenter = (self._theme, self._zoom, self.saveState(STATE_VERSION))
+            self._theme, self._zoom = PRESENTER_THEME, max(self._zoom, PRESENTER_ZOOM)
             self.showFullScreen()
         else:
+            assert self._presenter is not None
+            self._theme, self._zoom, state = self._presenter
+            self._presenter = None
             self.showNormal()
-        self.menus.sync_checks()
+            self.restoreState(state, STATE_VERSION)
+        self.status.set_compact(on)
+        self.apply_look()
+        self._compact_timer.start()
+
+    def _compact_docks(self) -> None:
+        if self.presenter:
+            self._docks.compact()
 
     # -- layout --------------------------------------------------------------------------------
     def save_layout(self) -> None:
-        self.settings.set_value(KEY_GEOMETRY, self.saveGeometry())
-        self._save_dock_state()
-        self.settings.set_value(KEY_THEME, self._theme)
-        self.settings.set_value(KEY_ZOOM, self._zoom)
+        """The layout, theme and zoom to open with next time (presenter mode's are its
+        own: what it replaced is saved)."""
+        if self._presenter is not None:
+            theme, zoom, state = self._presenter
+        else:
+            theme, zoom, state = self._theme, self._zoom, None
+            self.settings.set_value(KEY_GEOMETRY, self.saveGeometry())
+        self._save_dock_state(state)
+        self.settings.set_value(KEY_THEME, theme)
+        self.settings.set_value(KEY_ZOOM, zoom)
         self.settings.sync()
 
     def restore_layout(self) -> bool:
@@ -277,10 +321,10 @@ class MainWindow(QMainWindow):
                 self.place_on_screen()  # saved on a larger screen than this one
         return self._restore_dock_state() or restored
 
-    def _save_dock_state(self) -> None:
+    def _save_dock_state(self, state: QByteArray | None = None) -> None:
         if self._kind:
             self.settings.set_value(KEY_DOCKS.format(kind=self._kind),
-                                    self.saveState(STATE_VERSION))
+                                    state if state is not None else self.saveState(STATE_VERSION))
 
     def _restore_dock_state(self) -> bool:
         """The dock layout last saved for the shown kind; False when there is none."""
@@ -318,12 +362,13 @@ class MainWindow(QMainWindow):
     def _sync_end_panel(self) -> None:
         session = self.bridge.session()
         if session is None or self.bridge.read_only or not session.ended:
+            self.end_panel.full_button.setChecked(False)
             self.end_panel.hide()
             return
         summary = session.summary()
         spec = window_kind(session.kind)
         self.end_panel.show_result(
-            spec.what_happened(summary, _kind_title(session.kind), self._call_count()),
+            spec.what_happened(summary, _kind_title(session.kind), self.call_count()),
             spec.result(summary))
         if self.end_panel.isHidden():
             self.end_panel.show()
@@ -335,7 +380,7 @@ class MainWindow(QMainWindow):
             wanted = max(1, min(self.end_panel.wanted_height(), total - keep))
             self.centre.setSizes([wanted, max(1, total - wanted)])
 
-    def _call_count(self) -> int:
+    def call_count(self) -> int:
         store, session_id = self.bridge.store(), self.bridge.session_id()
         if store is None or session_id is None:
             return 0
@@ -367,6 +412,23 @@ class MainWindow(QMainWindow):
     def _on_actors_edited(self) -> None:
         self.context_view.schedule_refresh()
         self.toolbar.schedule_refresh()
+
+    def _on_end_panel_full_size_toggled(self, on: bool) -> None:
+        """The result alone in the window (docks and the last request hidden), or back."""
+        if on:
+            self._full_size_hid = [d for d in self.docks.values() if d.isVisible()]
+            for dock in self._full_size_hid:
+                dock.hide()
+            self.context_view.hide()
+        else:
+            for dock in self._full_size_hid:
+                dock.show()
+            self._full_size_hid = []
+            self.context_view.show()
+
+    def _on_full_size_shortcut_activated(self) -> None:
+        if self.end_panel.isVisible():
+            self.end_panel.full_button.toggle()
 
     def _on_end_panel_export_requested(self) -> None:
         next(iter(self.menus.export_actions.values())).trigger()  # the first format

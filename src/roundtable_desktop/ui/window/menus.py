@@ -31,6 +31,7 @@ from roundtable_desktop.ui.dialogs.settings_dialog import SettingsDialog
 from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.kinds.spec import MenuEntry
 from roundtable_desktop.ui.theme import THEMES
+from roundtable_desktop.ui.window.new_session_dialog import NewSessionDialog
 from roundtable_desktop.ui.window.replay_bar import ReplayBar
 
 if TYPE_CHECKING:
@@ -79,8 +80,33 @@ class WindowMenus(QObject):
         self.quit_action = self._add(menu, "&Quit", "Ctrl+Q", self.window.close)
 
     def _on_new_triggered(self) -> None:
+        """New session… asks which kind and scenario, saying what becomes of the live one."""
         toolbar = self.window.toolbar
-        self.window.runner.start_new(toolbar.session_kind(), toolbar.scenario())
+        dialog = NewSessionDialog(toolbar.session_kind(), toolbar.scenario(),
+                                  self._leaving_note(), self.window)
+        dialog.accepted.connect(self._on_new_session_dialog_accepted)
+        self._keep_open(dialog)
+
+    def _on_new_session_dialog_accepted(self) -> None:
+        dialog = self.sender()
+        if isinstance(dialog, NewSessionDialog):
+            kind, scenario = dialog.chosen()
+            self.window.runner.start_new(kind, scenario)
+
+    def _leaving_note(self) -> str:
+        """What becomes of the live session: it stays saved; a running Auto stops."""
+        bridge, runner = self.window.bridge, self.window.runner
+        session = bridge.session()
+        if session is None or bridge.read_only:
+            return ""
+        calls = self.window.call_count()
+        if not calls:
+            return ""
+        what = f"The current session ({count_of(calls, 'call')}) stays saved: reopen it " \
+               "from File › Open recent or replay it."
+        if runner.busy:
+            what = "It is still working: starting a new session stops it. " + what
+        return what
 
     def fill_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -299,7 +325,7 @@ class WindowMenus(QObject):
         """Make checkable entries match the window (theme, presenter, replay)."""
         for theme, action in self.theme_actions.items():
             action.setChecked(theme == self.window.theme)
-        self.presenter_action.setChecked(self.window.isFullScreen())
+        self.presenter_action.setChecked(self.window.presenter)
         self.live_action.setEnabled(self.window.bridge.read_only)
 
     def _add(self, menu: QMenu, text: str, shortcut: str, slot: Any) -> QAction:

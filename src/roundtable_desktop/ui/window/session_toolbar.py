@@ -1,74 +1,73 @@
-"""The session toolbar, built from the live session's `actions()`, and the kind and
-scenario pickers that start a new session.
+"""The session toolbar, built from the live session's `actions()`, and its New button.
 
 Every action the kind offers now gets a QAction with the spec's label and shortcut; a
 disabled one says why in its tooltip. The list is rebuilt when the offered ids change
 (another kind, or a kind that offers other actions later); labels, enabled state and
 reasons follow every refresh. Order: the kind's own actions as it lists them, then
-those with a step cap (Auto) with the step spin box beside the first, then the pickers;
-Stop is last, on a bar of its own right after this one (toolbar_widgets.StopBar), so
-however narrow the window it is never cut. What does not fit moves into this bar's "»"
-overflow menu, last ones first: the pickers (needed only for a new session) before any
-action. The "»" button is sized for its glyph at the current zoom (Qt's own is 12 px
-wide and blank in the dark theme). `actionsRebuilt` tells the Session menu to list the
-new QActions (the same objects, so shortcuts work with the toolbar hidden). In replay
-the live session's actions stay listed, disabled: replay is read-only.
+those with a step cap (Auto) with the step spin box beside the first, then New…
+(the New session dialog: choosing a kind or scenario starts nothing until Start); Stop
+is last, on a bar of its own right after this one (toolbar_widgets.StopBar), so however
+narrow the window it is never cut. What does not fit goes into a "More ▾" menu button,
+last ones first, never the action the status line names next (the session's next step,
+or the human seat's send): Qt's own "»" extension is never needed, so no row of
+buttons is ever drawn over the docks. `actionsRebuilt` tells the Session menu to list
+the new QActions (the same objects, so shortcuts work wherever the button is). In
+replay the live session's actions stay listed, disabled: replay is read-only.
 
 An action that needs text takes it from the kind's human seat dock when it has one
 (the dock's `send_from_toolbar()`: it sends what is written there, or brings its editor
-forward), else from a small text prompt. Choosing a kind or a scenario in the pickers
-starts a new session of that kind and scenario, as New session (Ctrl+N) does.
-Must not perform actions itself: it emits `actionRequested(Action)` for the window.
+forward), else from a small text prompt.
+Must not perform actions itself: it emits `actionRequested(Action)` for the window and
+`newRequested` for New session.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
-    QComboBox,
     QDockWidget,
     QInputDialog,
     QMainWindow,
+    QMenu,
     QToolBar,
     QToolButton,
     QWidget,
     QWidgetAction,
 )
 
-from roundtable_desktop.engine.base import STOP, Action, ActionSpec
-from roundtable_desktop.engine.registry import UnknownKind, kind_spec
+from roundtable_desktop.engine.base import SEND, STOP, Action, ActionSpec
+from roundtable_desktop.engine.registry import kind_names
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 from roundtable_desktop.ui.window.toolbar_widgets import (
-    KIND_NAME,
     OVERFLOW_TEXT,
-    ElidingCombo,
     OverflowStyle,
     StopBar,
     WholeSpinBox,
     keys_text,
-    kind_model,
-    labelled,
 )
 
 DEFAULT_AUTO_STEPS = 8
 MAX_AUTO_STEPS = 200
-DEFAULT_KIND = "roundtable"
 READ_ONLY = "Replay is read-only."
-_NAME = KIND_NAME
 
 
 class SessionToolBar(QToolBar):
     actionRequested = Signal(object)  # Action
     actionsRebuilt = Signal()  # qactions holds other QActions now
+    newRequested = Signal()  # New…: the window opens the New session dialog
 
     def __init__(
         self, runner: SessionRunner, bridge: EngineBridge, parent: QWidget | None = None
     ) -> None:
         super().__init__("Session", parent)
+        self._fit_timer = QTimer(self)  # first: setting the style below calls changeEvent
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit)
         self.setObjectName("sessionToolBar")
         self.setMovable(False)
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
@@ -81,7 +80,6 @@ class SessionToolBar(QToolBar):
         self._specs: dict[str, ActionSpec] = {}
         self._placed: list[QAction] = []  # toolbar entries of the current actions
         self._ids: tuple[str, ...] = ()
-        self._shown_session: str | None = None  # the session the pickers were synced to
         self.text_prompt: QInputDialog | None = None
         self.stop_bar: StopBar | None = None
         self.visibilityChanged.connect(self._on_visibility_changed)
@@ -96,27 +94,24 @@ class SessionToolBar(QToolBar):
         self._spin_action = QWidgetAction(self)
         self._spin_action.setDefaultWidget(self.steps_spin)
 
-        self.kind_combo = ElidingCombo(self)
-        self.kind_combo.setObjectName("kindCombo")
-        self.kind_combo.setModel(kind_model())
-        # Sized for "Roundtable", not for the longest disabled entry's explanation.
-        self.kind_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.kind_combo.setMinimumContentsLength(10)
-        self.kind_combo.setToolTip("Choose a kind to start a new session of it (Ctrl+N "
-                                   "starts another)")
-        self.scenario_combo = ElidingCombo(self)
-        self.scenario_combo.setObjectName("scenarioCombo")
-        self.scenario_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.scenario_combo.setMinimumContentsLength(10)
-        self.scenario_combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)
-        # One entry: the two pickers overflow together, and one label saves room.
-        self._pickers = self.addWidget(
-            labelled("New:", (self.kind_combo, self.scenario_combo), self))
-        self._fill_scenarios(self.session_kind())
-        self.kind_combo.activated.connect(self._on_kind_combo_activated)
-        self.scenario_combo.activated.connect(self._on_scenario_combo_activated)
+        self.new_button = QToolButton(self)
+        self.new_button.setObjectName("newSessionButton")
+        self.new_button.setText("New…")
+        self.new_button.setToolTip("Start a new session: choose the kind and the scenario "
+                                   "(Ctrl+N)")
+        self.new_button.clicked.connect(self.newRequested)
+        self._pickers = self.addWidget(self.new_button)
+        self.more_button = QToolButton(self)
+        self.more_button.setObjectName("moreButton")
+        self.more_button.setText("More ▾")
+        self.more_button.setToolTip("The actions that do not fit on the toolbar")
+        self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.more_button.setMenu(QMenu(self.more_button))
+        self._more = self.addWidget(self.more_button)
+        self._more.setVisible(False)
+        self._probe = QToolButton(self)  # measures a button that is not on the bar
+        self._probe.hide()
+        self._moved: list[QAction] = []  # in the More menu now
         overflow = self.overflow_button()
         if overflow is not None:
             overflow.setText(OVERFLOW_TEXT)
@@ -135,12 +130,21 @@ class SessionToolBar(QToolBar):
 
     # -- API ---------------------------------------------------------------------------------
     def session_kind(self) -> str:
-        """The kind chosen in the picker (what New session starts)."""
-        return str(self.kind_combo.currentData(_NAME) or DEFAULT_KIND)
+        """The live session's kind (what New session offers first)."""
+        handle = self._runner.handle
+        if handle is not None:
+            return handle.kind or handle.session.kind
+        return next(iter(kind_names()), "")  # before any session: the first built kind
 
     def scenario(self) -> str:
-        """The scenario chosen in the picker, by name."""
-        return str(self.scenario_combo.currentData(_NAME) or "default")
+        """The live session's scenario, by name."""
+        handle = self._runner.handle
+        if handle is None:
+            return "default"
+        try:
+            return handle.store.get_session(handle.session_id).scenario
+        except StoreError:
+            return "default"
 
     def spec(self, action_id: str) -> ActionSpec | None:
         """The spec a toolbar action was last refreshed from."""
@@ -181,7 +185,7 @@ class SessionToolBar(QToolBar):
                 else f"{spec.label}: {spec.reason or 'not available now.'}")
         stepped = [s for s in specs if s.needs_steps]
         self.steps_spin.setEnabled(any(s.enabled for s in stepped))
-        self._sync_pickers()
+        self.fit()  # labels change width ("Infer (Marguerite Osei)")
 
     # -- building ------------------------------------------------------------------------------
     def _offered(self) -> list[ActionSpec]:
@@ -219,6 +223,10 @@ class SessionToolBar(QToolBar):
             self.stop_bar.set_stop(None)
         for gone in old.values():
             gone.deleteLater()
+        self.more_button.menu().clear()
+        self._moved = []
+        self._more.setVisible(False)
+        self._fit_timer.start()
         self._ids = tuple(spec.id for spec in specs)
         self.actionsRebuilt.emit()
 
@@ -237,59 +245,108 @@ class SessionToolBar(QToolBar):
         self.insertAction(self._pickers, qaction)
         self._placed.append(qaction)
 
+    # -- fitting: what does not fit goes into More ▾ ------------------------------------------
+    def fit(self) -> None:
+        """Keep on the bar what fits in the window's width, in order; move the rest into
+        the More menu, last ones first, never the action the status line names."""
+        if not self._placed:
+            return
+        keep = self._named_entries()
+        spacing = max(self.layout().spacing(), 0)
+        widths = {a: self._entry_width(a) + spacing for a in self._placed}
+        room = self._room() - self._overhead() - self._entry_width(self._pickers)
+        moved: list[QAction] = []
+        total = sum(widths.values())
+        if total > room:
+            room -= self.more_button.sizeHint().width() + spacing
+            for entry in reversed(self._placed):
+                if total <= room:
+                    break
+                if entry in keep:
+                    continue
+                moved.append(entry)
+                total -= widths[entry]
+        if moved == self._moved:
+            return
+        menu = self.more_button.menu()
+        menu.clear()
+        for entry in self._placed:
+            self.removeAction(entry)
+        for entry in self._placed:
+            if entry in moved:
+                if entry is not self._spin_action:  # Auto keeps the cap it was given
+                    menu.addAction(entry)
+            else:
+                self.insertAction(self._pickers, entry)
+        self._moved = moved
+        self._more.setVisible(bool(moved))
+
+    def moved_ids(self) -> list[str]:
+        """The actions now in the More menu, by id."""
+        return [aid for aid, qaction in self.qactions.items() if qaction in self._moved]
+
+    def _named_entries(self) -> set[QAction]:
+        """The action the status line names next (and Auto's spin box beside it)."""
+        handle = self._runner.handle
+        if handle is None or self._bridge.read_only:
+            return set()
+        step = handle.session.next_step()
+        named = step.id if step is not None else (
+            SEND if handle.session.awaiting_human() else None)
+        qaction = self.qactions.get(named or "")
+        if qaction is None:
+            return set()
+        spec = self._specs.get(named or "")
+        return {qaction, self._spin_action} if spec is not None and spec.needs_steps \
+            else {qaction}
+
+    def _entry_width(self, entry: QAction) -> int:
+        if entry is self._spin_action:
+            return self.steps_spin.sizeHint().width()
+        if entry is self._pickers:
+            return self.new_button.sizeHint().width()
+        widget = self.widgetForAction(entry)
+        if widget is not None and widget.isVisible():
+            return widget.sizeHint().width()
+        probe = self._probe
+        probe.setFont(self.font())
+        probe.setToolButtonStyle(self.toolButtonStyle())
+        probe.setText(entry.text())
+        return probe.sizeHint().width()
+
+    def _room(self) -> int:
+        """The width this bar may fill. The window gives a toolbar line's spare width to
+        its last bar (Stop), so this bar's room is its width plus Stop's spare width."""
+        room = self.width()
+        stop = self.stop_bar
+        if stop is not None and stop.isVisibleTo(self.parentWidget()):
+            room += max(stop.width() - stop.sizeHint().width(), 0)
+        return room
+
+    def _overhead(self) -> int:
+        """What the bar needs beyond its entries' widths and spacing (frame, margins,
+        handle), read from its own size hint as it is laid out now."""
+        on_bar = [a for a in self.actions() if a.isVisible()]
+        spacing = max(self.layout().spacing(), 0)
+        entries = sum(self._entry_width(a) for a in on_bar if a is not self._more) + (
+            self.more_button.sizeHint().width() if self._more.isVisible() else 0)
+        return max(self.sizeHint().width() - entries - spacing * max(len(on_bar) - 1, 0), 0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_timer.start()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit_timer.start()  # zoom: the same labels take more room
+
     def _new_qaction(self, action_id: str) -> QAction:
         qaction = QAction(action_id, self)
         qaction.setObjectName(f"action_{action_id}")
         qaction.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         qaction.triggered.connect(lambda _=False, aid=action_id: self._on_qaction_triggered(aid))
         return qaction
-
-    # -- the pickers ---------------------------------------------------------------------------
-    def _sync_pickers(self) -> None:
-        """Show the live session's kind and scenario (once per session shown)."""
-        handle = self._runner.handle
-        if handle is None or handle.session_id == self._shown_session:
-            return
-        self._shown_session = handle.session_id
-        kind = handle.kind or handle.session.kind
-        index = self.kind_combo.findData(kind, _NAME)
-        if index < 0:  # a kind registered after the window was built (tests)
-            self.kind_combo.setModel(kind_model())
-            index = self.kind_combo.findData(kind, _NAME)
-        if index >= 0 and index != self.kind_combo.currentIndex():
-            self.kind_combo.setCurrentIndex(index)
-        self._fill_scenarios(kind)
-        try:
-            scenario = handle.store.get_session(handle.session_id).scenario
-        except StoreError:
-            return
-        index = self.scenario_combo.findData(scenario, _NAME)
-        if index >= 0:
-            self.scenario_combo.setCurrentIndex(index)
-
-    def _fill_scenarios(self, kind: str) -> None:
-        try:
-            scenarios = kind_spec(kind).scenarios()
-        except UnknownKind:
-            scenarios = []
-        combo = self.scenario_combo
-        if [combo.itemData(i, _NAME) for i in range(combo.count())] == [
-                s.name for s in scenarios]:
-            return
-        combo.blockSignals(True)
-        combo.clear()
-        for scenario in scenarios:
-            combo.addItem(scenario.title or scenario.name, scenario.name)
-            tip = f"{scenario.title} ({scenario.name})" + (
-                f"\n{scenario.description}" if scenario.description else "")
-            combo.setItemData(combo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
-        combo.blockSignals(False)
-        combo.setToolTip("Choose a scenario to start a new session of it")
-        view = combo.view()  # the list shows whole titles, however narrow the box
-        view.setMinimumWidth(view.sizeHintForColumn(0) + 2 * view.frameWidth() + 24)
-
-    def _start_chosen(self) -> None:
-        self._runner.start_new(self.session_kind(), self.scenario())
 
     # -- text for an action that needs it ------------------------------------------------------
     def _ask_for_text(self, spec: ActionSpec) -> None:
@@ -348,18 +405,10 @@ class SessionToolBar(QToolBar):
         if prompt is not None:
             prompt.deleteLater()
 
-    def _on_kind_combo_activated(self, _index: int) -> None:
-        self._fill_scenarios(self.session_kind())
-        self._start_chosen()
-
-    def _on_scenario_combo_activated(self, _index: int) -> None:
-        self._start_chosen()
-
     def _on_bridge_event_received(self, _event: object) -> None:
         self.schedule_refresh()
 
     def _on_runner_failed(self, _level: str, _message: str, _hint: str) -> None:
-        self._shown_session = None  # a session that failed to start: show the live one's
         self.schedule_refresh()
 
     def _on_visibility_changed(self, visible: bool) -> None:

@@ -36,8 +36,9 @@ from roundtable_desktop.ui.window.toolbar_widgets import keys_text
 NO_SESSION = "No session: start one with New session (Ctrl+N)."
 REPLAY = ("Replay (read-only): step with Alt+Left / Alt+Right; Session › Back to the live "
           "session leaves it.")
-ENDED = ("The session has ended: see the result above; export it (File › Export), replay "
-         "it (Ctrl+Shift+R) or start a new session (Ctrl+N).")
+ENDED = "The session has ended: its result is above; Ctrl+N starts a new one."
+# What else may be done when it has ended: the status line's tooltip.
+ENDED_MORE = "Export it (File › Export), replay it (Ctrl+Shift+R) or start a new session (Ctrl+N)."
 
 
 @dataclass
@@ -67,6 +68,7 @@ class SessionStatusBar(QStatusBar):
         self._streams: dict[str, _Stream] = {}  # call id -> who, tokens so far
         self._alongside = ""  # an action offered while calls stream, in words
         self._notes: dict[str, _Notes] = {}  # by session id
+        self._also = ""  # what else may be done now, for the tooltip
         self.phase_label = ElidedLabel(NO_SESSION, self)
         self.phase_label.setObjectName("phaseLabel")
         self.turn_label = ElidedLabel("", self)
@@ -190,7 +192,17 @@ class SessionStatusBar(QStatusBar):
         self._render_context()
 
     def _render_phase(self) -> None:
-        self.phase_label.set_full_text(self._phase_sentence())
+        self._also = ""
+        text = self._phase_sentence()
+        self.phase_label.set_full_text(text)
+        if self._also:  # what else may be done: in the tooltip, not the line
+            self.phase_label.setToolTip(f"{text}\n{self._also}")
+
+    def set_compact(self, on: bool) -> None:
+        """Presenter mode: the line says only what to do next (and the badge); the
+        progress and the last call are in the docks."""
+        self.turn_label.setVisible(not on)
+        self.last_call_label.setVisible(not on)
 
     def _phase_sentence(self) -> str:
         session = self._bridge.session()
@@ -202,6 +214,7 @@ class SessionStatusBar(QStatusBar):
         if self._streams:
             return auto + self._streaming_sentence()
         if session.ended:
+            self._also = ENDED_MORE
             return ENDED
         if session.running:
             return auto + self._working_sentence(session)
@@ -245,8 +258,9 @@ class SessionStatusBar(QStatusBar):
             return f"To start, {_press(spec)}."
         others = [s for s in specs.values() if s.enabled and s.id not in (spec.id, STOP, AUTO)
                   and not s.needs_text]
-        also = "; also " + ", ".join(_named(s) for s in others) if others else ""
-        return f"Waiting for you: {_press(spec)}{also}."
+        if others:
+            self._also = "Also: " + ", ".join(_named(s) for s in others) + "."
+        return f"Waiting for you: {_press(spec)}."
 
     def _waiting_for_seat(self, seat: str, specs: list[ActionSpec]) -> str:
         send = next((s for s in specs if s.id == SEND), None) or next(

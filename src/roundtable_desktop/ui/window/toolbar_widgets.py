@@ -1,5 +1,5 @@
-"""The session toolbar's parts: the Stop bar, a spin box and a combo box that behave on a
-crowded toolbar, the "»" button's room, the labelled pickers and the list of kinds.
+"""The session toolbar's parts: the Stop bar, a spin box that behaves on a crowded
+toolbar, the "»" button's room and the list of kinds (the New session dialog's).
 
 Must hold no session logic: session_toolbar.py decides what they show.
 """
@@ -7,23 +7,17 @@ Must hold no session logic: session_toolbar.py decides what they show.
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QKeySequence, QPaintEvent, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QAction, QKeySequence, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
     QProxyStyle,
     QSpinBox,
     QStyle,
     QStyleOption,
-    QStyleOptionComboBox,
-    QStylePainter,
     QToolBar,
     QWidget,
 )
 
 from roundtable_desktop.engine.registry import all_kinds
-from roundtable_desktop.ui.elided_label import elide_words
 
 OVERFLOW_TEXT = "»"
 KIND_NAME = Qt.ItemDataRole.UserRole  # where a kind's or scenario's name is kept
@@ -70,23 +64,6 @@ class WholeSpinBox(QSpinBox):
         return self.sizeHint()
 
 
-class ElidingCombo(QComboBox):
-    """A combo box that shows the whole words of its choice that fit, then "…" (a long
-    scenario title), never a word cut off at its edge; the list shows titles whole."""
-
-    def paintEvent(self, _event: QPaintEvent) -> None:
-        painter = QStylePainter(self)
-        option = QStyleOptionComboBox()
-        self.initStyleOption(option)
-        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
-        field = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
-                                            QStyle.SubControl.SC_ComboBoxEditField, self)
-        metrics = self.fontMetrics()
-        option.currentText = elide_words(
-            option.currentText, lambda t: metrics.horizontalAdvance(t) <= field.width() - 4)
-        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
-
-
 class OverflowStyle(QProxyStyle):
     """Makes room for the "»" button: Qt's fixed 12 px extent cannot hold a glyph at a
     readable size, and a stylesheet width only pushes the button out of the window."""
@@ -97,22 +74,6 @@ class OverflowStyle(QProxyStyle):
             metrics = widget.fontMetrics()
             return metrics.horizontalAdvance(OVERFLOW_TEXT) + 2 * metrics.height()
         return super().pixelMetric(metric, option, widget)
-
-
-def labelled(text: str, fields: tuple[QWidget, ...], parent: QWidget) -> QWidget:
-    """A label and its fields as one toolbar entry, so they overflow together."""
-    box = QWidget(parent)
-    box.setObjectName("newSessionPickers")
-    row = QHBoxLayout(box)
-    row.setContentsMargins(12, 0, 0, 0)  # apart from the actions: it starts a new session
-    row.setSpacing(4)
-    label = QLabel(text, box)
-    label.setToolTip("Choose a kind, then a scenario: each choice starts a new session "
-                     "(New session, Ctrl+N, starts another of the same)")
-    row.addWidget(label)
-    for field in fields:
-        row.addWidget(field)
-    return box
 
 
 def kind_model() -> QStandardItemModel:

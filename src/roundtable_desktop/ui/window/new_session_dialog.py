@@ -1,0 +1,94 @@
+"""New session… (Ctrl+N, and the toolbar's New button): choose a kind and a scenario, then
+Start. Choosing in the lists starts nothing: only Start does.
+
+It opens on the live session's kind and scenario and says, in one line, what becomes of
+the live session (it stays saved and can be reopened; a running Auto is stopped first),
+so leaving the audience's session is never a surprise. `chosen()` is read after it is
+accepted. Must not start sessions itself: the caller does, on `accepted`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from roundtable_desktop.engine.registry import UnknownKind, kind_spec
+from roundtable_desktop.ui.window.toolbar_widgets import KIND_NAME, kind_model
+
+
+class NewSessionDialog(QDialog):
+    def __init__(self, kind: str, scenario: str, leaving: str = "",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("newSessionDialog")
+        self.setWindowTitle("New session")
+        self.kind_combo = QComboBox(self)
+        self.kind_combo.setObjectName("kindCombo")
+        self.kind_combo.setModel(kind_model())
+        self.scenario_combo = QComboBox(self)
+        self.scenario_combo.setObjectName("scenarioCombo")
+        self.scenario_combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.description = QLabel(self)
+        self.description.setObjectName("scenarioDescription")
+        self.description.setWordWrap(True)
+        self.leaving = QLabel(leaving, self)
+        self.leaving.setObjectName("leavingNote")
+        self.leaving.setWordWrap(True)
+        self.leaving.setVisible(bool(leaving))
+        form = QFormLayout()
+        form.addRow("&Kind:", self.kind_combo)
+        form.addRow("&Scenario:", self.scenario_combo)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        start = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        start.setText("&Start")
+        start.setObjectName("startButton")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        column = QVBoxLayout(self)
+        column.addLayout(form)
+        column.addWidget(self.description)
+        column.addWidget(self.leaving)
+        column.addWidget(buttons)
+        index = self.kind_combo.findData(kind, KIND_NAME)
+        self.kind_combo.setCurrentIndex(max(index, 0))
+        self._fill_scenarios(scenario)
+        self.kind_combo.currentIndexChanged.connect(self._on_kind_combo_changed)
+        self.scenario_combo.currentIndexChanged.connect(self._on_scenario_combo_changed)
+
+    def chosen(self) -> tuple[str, str]:
+        """The kind and scenario chosen, by name."""
+        return (str(self.kind_combo.currentData(KIND_NAME) or ""),
+                str(self.scenario_combo.currentData(KIND_NAME) or "default"))
+
+    def _fill_scenarios(self, wanted: str = "default") -> None:
+        try:
+            scenarios = kind_spec(str(self.kind_combo.currentData(KIND_NAME))).scenarios()
+        except UnknownKind:
+            scenarios = []
+        combo = self.scenario_combo
+        combo.blockSignals(True)
+        combo.clear()
+        for scenario in scenarios:
+            combo.addItem(scenario.title or scenario.name, scenario.name)
+            combo.setItemData(combo.count() - 1, scenario.description,
+                              Qt.ItemDataRole.ToolTipRole)
+        combo.setCurrentIndex(max(combo.findData(wanted, KIND_NAME), 0))
+        combo.blockSignals(False)
+        self._on_scenario_combo_changed()
+
+    def _on_kind_combo_changed(self, _index: int) -> None:
+        self._fill_scenarios()
+
+    def _on_scenario_combo_changed(self, _index: int = 0) -> None:
+        tip = self.scenario_combo.currentData(Qt.ItemDataRole.ToolTipRole)
+        self.description.setText(str(tip or ""))
+        self.description.setVisible(bool(tip))
