@@ -92,7 +92,8 @@ class ContextView(QWidget):
         self.tab_bar.setObjectName("payloadTabs")
         self.tab_bar.setDocumentMode(True)
         self.tab_bar.setExpanding(False)
-        self.tab_bar.setElideMode(Qt.TextElideMode.ElideRight)
+        # Whole titles, never cut: more tabs than fit scroll, the shown one in view.
+        self.tab_bar.setElideMode(Qt.TextElideMode.ElideNone)
         self.tab_bar.setUsesScrollButtons(True)
         self.tab_bar.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.web = PayloadWebView(self, profile=profile)

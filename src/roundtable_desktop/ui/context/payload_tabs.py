@@ -19,6 +19,7 @@ function that renders one when a call needs it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -41,6 +42,7 @@ class TabState(StrEnum):
     LAST = "last"  # the session has ended: what its last step sent
 
 
+_COUNTER = re.compile(r"\s*\([^()]*\d[^()]*\)")  # "(turn 1)", "(commit, turn 10)"
 _MARKS = {TabState.NEXT: "", TabState.SENDING: "● ", TabState.SENT: "✓ ", TabState.SHOWN: "",
           TabState.LAST: "✓ "}
 ENDED_NOTE = "(the session has ended)"
@@ -82,10 +84,13 @@ class PayloadTab:
 
     @property
     def title(self) -> str:
-        """The tab's text: the label, marked while streaming and once done."""
+        """The tab's text: the label without a counter in brackets ("planner" for
+        "planner (turn 1)": the caption above the payload says it whole), marked while
+        streaming and once done."""
         done = self.state in (TabState.SENT, TabState.LAST)
         mark = "✗ " if done and self.failed else _MARKS[self.state]
-        return f"{mark}{self.label or 'Payload'}"
+        short = " ".join(_COUNTER.sub("", self.label).split()) or self.label
+        return f"{mark}{short or 'Payload'}"
 
     def reply_heading(self) -> str:
         """One line over the reply: streaming, done (time, tokens), or what went wrong."""

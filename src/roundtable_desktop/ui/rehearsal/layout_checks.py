@@ -66,6 +66,19 @@ def outside(window: QMainWindow) -> list[str]:
     return problems
 
 
+def larger_than_screen(window: QMainWindow) -> str:
+    """A sentence when the window grew past its screen (its docks' least sizes add up to
+    more than the screen holds): its edges are then out of sight."""
+    screen = window.screen().geometry() if window.screen() is not None else None
+    if screen is None:
+        return ""
+    frame = window.frameGeometry()
+    if frame.width() > screen.width() or frame.height() > screen.height():
+        return (f"the window is {frame.width()}x{frame.height()} on a "
+                f"{screen.width()}x{screen.height()} screen")
+    return ""
+
+
 def hidden_action(window: QMainWindow, action_id: str) -> str:
     """Why the toolbar button of `action_id` is not in plain view ("" when it is): not
     on the toolbar, behind "»", or outside the window."""
@@ -111,7 +124,8 @@ def elided_texts(window: QMainWindow) -> list[str]:
         for index in range(bar.count()):
             wanted = bar.tabSizeHint(index).width()
             got = bar.tabRect(index).width()
-            if got < wanted or not bar.rect().contains(bar.tabRect(index)):
+            scrolled = bar.usesScrollButtons() and got >= wanted  # whole, a click away
+            if got < wanted or not (scrolled or bar.rect().contains(bar.tabRect(index))):
                 problems.append(f"tab {bar.tabText(index)!r} is cut ({got} of {wanted} px)")
     for label in window.findChildren(ElidedLabel):
         if label.isVisible() and not label.visibleRegion().isEmpty() and \

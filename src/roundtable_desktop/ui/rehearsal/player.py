@@ -101,8 +101,8 @@ class RehearsalPlayer:
                 await self._click(step.id, report)
             elif session.awaiting_human() and lines:
                 await self._timed(window.runner.perform(send_step(lines.popleft())), report)
-            elif rehearsal.finish:
-                await self._click(rehearsal.finish, report)
+            elif rehearsal.finish:  # the presenter's choice, not what the status line names
+                await self._click(rehearsal.finish, report, named=False)
                 if not window.bridge.ended():
                     report.note(f"{rehearsal.finish!r} did not end the session")
                     return
@@ -145,8 +145,9 @@ class RehearsalPlayer:
         for _ in range(count):  # layouts settle over a few passes of the loop
             await asyncio.sleep(0.02)
 
-    async def _click(self, action_id: str, report: KindReport) -> None:
-        """Click the toolbar button of `action_id`, after checking it is in plain view."""
+    async def _click(self, action_id: str, report: KindReport, *, named: bool = True) -> None:
+        """Click the toolbar button of `action_id`, after checking it is in plain view
+        when the status line names it (else from the More menu, as a presenter would)."""
         window = self.window
         await self._until(lambda: action_id in window.toolbar.qactions
                           and window.toolbar.qactions[action_id].isEnabled(),
@@ -154,7 +155,8 @@ class RehearsalPlayer:
         await self._until(lambda: (b := window.toolbar.button(action_id)) is not None
                           and b.isVisible(), "its button", 1.0, quiet=True)
         await self._frames(3)  # a new label's width reaches the bar's layout
-        report.note(layout_checks.hidden_action(window, action_id))
+        if named:
+            report.note(layout_checks.hidden_action(window, action_id))
         for problem in layout_checks.elided_texts(window):
             if problem.startswith("phase"):  # the status line that names the action
                 report.note(problem)
@@ -162,7 +164,7 @@ class RehearsalPlayer:
         started = window.runner.busy
         if button is not None and button.isVisible():
             button.click()
-        else:  # behind "»": a presenter would open the menu; the problem is noted above
+        else:  # in More (or behind "»": the problem is noted above)
             window.toolbar.qactions[action_id].trigger()
         await self._until(lambda: window.runner.busy or window.runner.acting or
                           started != window.runner.busy, "the click to start", 2.0,
@@ -184,8 +186,10 @@ class RehearsalPlayer:
         await asyncio.sleep(0)  # the toolbar and docks refresh on the next loop pass
         await self._until(lambda: self.window.context_view.loaded, "the context view", 20.0,
                           quiet=True)
+        await self._frames()  # the toolbar fits itself and the docks settle
 
     def _check_layout(self, report: KindReport) -> None:
+        report.note(layout_checks.larger_than_screen(self.window))
         for problem in layout_checks.outside(self.window):
             report.note(f"{problem} lies outside the window")
         report.note(layout_checks.overflowing_toolbar(self.window))

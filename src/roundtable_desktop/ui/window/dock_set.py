@@ -53,7 +53,9 @@ CENTRE_SHARE = 0.42
 SIDES = (Area.LeftDockWidgetArea, Area.RightDockWidgetArea)
 # Presenter mode: the docks share one column of this part of the window, in at most this
 # many stacked tab groups.
-COMPACT_SHARE, COMPACT_GROUPS = 0.40, 3
+COMPACT_SHARE, COMPACT_GROUPS = 0.40, 2
+# In presenter mode the shared docks come after the kind's own, in this order.
+COMPACT_SHARED_ORDER = ("TranscriptDock", "PolygonDock", "CallsDock", "MetricsDock")
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,8 +199,9 @@ class WindowDocks:
         group takes docks while its tabs fit whole in the column; at most COMPACT_GROUPS
         groups; the docks left over are hidden (View › Docks shows them). Returns them."""
         window = self._window
-        order = [d for _s, d in placement_order(self._own, self._shared)
-                 if not d.isFloating() and not d.isHidden()]
+        shared = sorted(self._shared, key=lambda p: COMPACT_SHARED_ORDER.index(p[0].class_name)
+                        if p[0].class_name in COMPACT_SHARED_ORDER else len(COMPACT_SHARED_ORDER))
+        order = [d for _s, d in [*self._own, *shared] if not d.isFloating() and not d.isHidden()]
         column = int(window.width() * COMPACT_SHARE)
         groups: list[list[QDockWidget]] = [[]]
         used = 0

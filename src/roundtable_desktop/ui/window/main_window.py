@@ -25,7 +25,14 @@ import logging
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import (
+    QCloseEvent,
+    QGuiApplication,
+    QKeySequence,
+    QResizeEvent,
+    QShortcut,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
@@ -203,7 +210,7 @@ class MainWindow(QMainWindow):
         self._kind = kind
         self._docks.show_kind(window_kind(kind).docks)
         if self.presenter:
-            self._compact_timer.start()
+            self._compact_docks()  # at once: the normal layout may not fit the screen
 
     def size_docks(self) -> None:
         """The starting sizes of the dock columns and rows (no saved layout)."""
@@ -227,17 +234,11 @@ class MainWindow(QMainWindow):
     def _on_bridge_kind_changed(self, kind: str) -> None:
         if kind == self._kind:
             return
-        self._save_dock_state()
-        self._show_kind_docks(kind)
-        # The saved layout also holds the toolbars: they stay as they are now (the
-        # replay bar was saved shown, when replay began, and must not come back).
-        bars = {bar: bar.isVisible() for bar in self.findChildren(
-            QToolBar, options=Qt.FindChildOption.FindDirectChildrenOnly)}
-        restored = self._restore_dock_state()
-        for bar, visible in bars.items():
-            bar.setVisible(visible)
-        if not restored:
-            self.size_docks()
+        if not self.presenter:  # presenter mode's layout is its own: never saved as one
+            self._save_dock_state()
+        self._show_kind_docks(kind)  # in presenter mode: the docks in tabs, at once
+        if not self.presenter:
+            self._restore_kind_layout()
         self._fit_timer.start()  # the new docks' content at this zoom
         self.docksChanged.emit()
 
@@ -281,33 +282,65 @@ class MainWindow(QMainWindow):
         if on == self.presenter:
             return
         if on:
+            self._save_dock_state()  # the layout to give back, for this kind and the others
             self._presenter = (self._theme, self._zoom, self.saveState(STATE_VERSION))
             self._theme, self._zoom = PRESENTER_THEME, max(self._zoom, PRESENTER_ZOOM)
             self.showFullScreen()
         else:
             assert self._presenter is not None
-            self._theme, self._zoom, state = self._presenter
+            self._theme, self._zoom, _state = self._presenter
             self._presenter = None
             self.showNormal()
-            self.restoreState(state, STATE_VERSION)
+            for dock in self.docks.values():  # compaction hid what did not fit
+                dock.show()
+            self._restore_kind_layout()
         self.status.set_compact(on)
         self.apply_look()
         self._compact_timer.start()
 
+    def _restore_kind_layout(self) -> None:
+        """The shown kind's saved dock layout, or the starting one. The saved layout also
+        holds the toolbars: they stay as they are now (the replay bar was saved shown,
+        when replay began, and must not come back)."""
+        bars = {bar: bar.isVisible() for bar in self.findChildren(
+            QToolBar, options=Qt.FindChildOption.FindDirectChildrenOnly)}
+        restored = self._restore_dock_state()
+        for bar, visible in bars.items():
+            bar.setVisible(visible)
+        if not restored:
+            self.size_docks()
+
     def _compact_docks(self) -> None:
-        if self.presenter:
-            self._docks.compact()
+        if not self.presenter:
+            return
+        self._docks.compact()
+        self._back_on_screen()
+
+    def _back_on_screen(self) -> None:
+        """Full screen is the screen: a dock layout on the way (a kind's docks placed
+        before they go into tabs) may have made the window grow past it."""
+        screen = self.screen()
+        if self.presenter and screen is not None and self.geometry() != screen.geometry():
+            self.setGeometry(screen.geometry())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        screen = self.screen()
+        if self.presenter and screen is not None and (
+                event.size().height() > screen.geometry().height()
+                or event.size().width() > screen.geometry().width()):
+            QTimer.singleShot(0, self._back_on_screen)
 
     # -- layout --------------------------------------------------------------------------------
     def save_layout(self) -> None:
         """The layout, theme and zoom to open with next time (presenter mode's are its
-        own: what it replaced is saved)."""
+        own: the ones it replaced stay saved)."""
         if self._presenter is not None:
-            theme, zoom, state = self._presenter
+            theme, zoom, _state = self._presenter
         else:
-            theme, zoom, state = self._theme, self._zoom, None
+            theme, zoom = self._theme, self._zoom
             self.settings.set_value(KEY_GEOMETRY, self.saveGeometry())
-        self._save_dock_state(state)
+            self._save_dock_state()
         self.settings.set_value(KEY_THEME, theme)
         self.settings.set_value(KEY_ZOOM, zoom)
         self.settings.sync()
@@ -321,10 +354,10 @@ class MainWindow(QMainWindow):
                 self.place_on_screen()  # saved on a larger screen than this one
         return self._restore_dock_state() or restored
 
-    def _save_dock_state(self, state: QByteArray | None = None) -> None:
+    def _save_dock_state(self) -> None:
         if self._kind:
             self.settings.set_value(KEY_DOCKS.format(kind=self._kind),
-                                    state if state is not None else self.saveState(STATE_VERSION))
+                                    self.saveState(STATE_VERSION))
 
     def _restore_dock_state(self) -> bool:
         """The dock layout last saved for the shown kind; False when there is none."""
