@@ -8,7 +8,8 @@ rounds (`autochat`, the step Auto and the headless driver take; Stop ends it). T
 minions-only channel gets a topic from the Commander (`topic`) and runs on auto-chat.
 Tools come from MCP: the scenario's own servers (started on first use) and any
 connection the window or the CLI attaches; their names are `server.tool`.
-Dock edits (scores, model, speed) are legion_edit.py, not actions.
+Dock edits (scores, model, speed) are the `edit_minion` edit (kinds/legion/edit.py), made
+through `edit()`, not actions.
 Events: StateChanged parts "messages" (detail: channel), "scores" and "diary" (detail:
 minion name), "thinking" (detail: "minion:channel:on|off"), "settings"; ToolRan for
 every tool call. Must not import Qt.
@@ -29,12 +30,19 @@ from roundtable_desktop.engine.base import (
     Action,
     ActionSpec,
     ActionUnavailable,
+    Edit,
+    Edited,
     PendingPayload,
     SessionProtocol,
 )
 from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
 from roundtable_desktop.engine.payloads import chat_payload
+from roundtable_desktop.kinds.legion.edit import (
+    EDIT_ACTION,
+    apply_minion_edit,
+    minion_edit_spec,
+)
 from roundtable_desktop.kinds.legion.prompts import (
     addressed,
     channel_history,
@@ -105,6 +113,14 @@ class LegionSession(SessionProtocol):
             ActionSpec(id=END, label="End the session", enabled=busy is None,
                        reason=busy or ""),
         ]
+
+    def edit_specs(self) -> list[ActionSpec]:
+        return [minion_edit_spec(self.state)]
+
+    def _edit(self, edit: Edit) -> Edited:
+        if edit.id == EDIT_ACTION:
+            return apply_minion_edit(self.state, edit.params)
+        return super()._edit(edit)
 
     async def _perform(self, action: Action) -> bool:
         if action.id == SEND:
