@@ -8,6 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from roundtable_desktop.domain.events import (
     ActionFinished,
@@ -152,3 +153,9 @@ def test_edits_are_not_toolbar_actions(handle):
     assert "set_topic" not in {s.id for s in session.actions()}
     with pytest.raises(ActionUnavailable, match="Unknown action 'set_topic'"):
         asyncio.run(session.perform(Action(id="set_topic")))
+
+
+def test_an_action_takes_a_kinds_arguments_only_as_params():
+    assert Action(id="send", params={"channel": "ops"}).params == {"channel": "ops"}
+    with pytest.raises(ValidationError, match="channel"):
+        Action(id="send", channel="ops")  # type: ignore[call-arg]

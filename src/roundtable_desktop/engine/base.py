@@ -9,8 +9,10 @@ and replay use only this interface.
 `perform()` is a template: it emits ActionStarted / ActionFinished around the kind's
 `_perform()` (the recorder writes a checkpoint on every ActionFinished, so no kind can
 forget to persist), turns a `Refusal` into a Notice and a failed action, and runs Auto
-for every kind (a step cap, Stop). Model calls go through `call_model` / `call_many`
-(model_calls.py): any number in flight under a per-session limit, Stop cancels them all.
+for every kind (a step cap, Stop). An action's arguments beyond text, steps and option
+are its `params`, which the kind reads with its own pydantic model (engine/params.py).
+Model calls go through `call_model` / `call_many` (model_calls.py): any number in flight
+under a per-session limit, Stop cancels them all.
 
 `edit()` is the one way the window's editors change a session's state (an actor's
 prompt, a slider, a budget): it checks the edit is offered now (`edits()`, and no call
@@ -67,16 +69,18 @@ class ActionSpec(BaseModel):
 
 
 class Action(BaseModel):
-    """One thing the user does, with the arguments it needs (all optional)."""
+    """One thing the user does, with the arguments it needs (all optional). `params`
+    holds what only some kind's action takes (a channel, a hand of cards); the kind
+    validates it with its own model. Actions are never stored (a checkpoint keeps only
+    the id), so no older field names need reading back."""
+
+    model_config = ConfigDict(extra="forbid")
 
     id: str
     text: str | None = None
     steps: int | None = None
     option: int | None = None
-    traits: dict[str, float] | None = None
-    channel: str | None = None
-    cards: list[str] | None = None
-    seat: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
 
 
 class Edit(BaseModel):

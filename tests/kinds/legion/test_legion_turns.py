@@ -9,7 +9,7 @@ import pytest
 
 from roundtable_desktop.context.request_document import messages_from_document, render_request
 from roundtable_desktop.domain.calls import ChatRequest
-from roundtable_desktop.domain.events import StateChanged, ToolRan
+from roundtable_desktop.domain.events import Notice, StateChanged, ToolRan
 from roundtable_desktop.engine.base import SEND, Action, ActionUnavailable, Edit, Edited
 from roundtable_desktop.engine.launch import record_session
 from roundtable_desktop.engine.registry import kind_spec
@@ -23,7 +23,26 @@ from tests.kinds.legion.conftest import FILES, ByMinionClient, FakeFiles, plan, 
 
 
 def say(session, text: str, channel: str | None = None) -> bool:
-    return asyncio.run(session.perform(Action(id=SEND, text=text, channel=channel)))
+    return asyncio.run(session.perform(Action(id=SEND, text=text,
+                                              params={"channel": channel} if channel else {})))
+
+
+def test_a_send_names_its_channel_as_a_param_and_a_bad_one_is_refused_in_one_sentence():
+    client = ScriptedClient(plan("SPEAK", 51), "Hi.")
+    session = session_for(client)
+    notices: list[Notice] = []
+    session.bus.subscribe(lambda e: notices.append(e) if isinstance(e, Notice) else None)
+
+    assert not asyncio.run(session.perform(Action(id=SEND, text="hi",
+                                                  params={"chanel": "war-room"})))
+    assert not asyncio.run(session.perform(Action(id=SEND, text="hi",
+                                                  params={"channel": 7})))
+
+    commander = session.state.commander
+    assert [n.message for n in notices] == [
+        f"Send as {commander} takes no chanel (it takes channel).",
+        f"Send as {commander}: channel is not usable (input should be a valid string)."]
+    assert client.requests == [] and session.state.messages == []
 
 
 def test_a_dm_message_is_perceived_then_answered_and_the_plan_becomes_its_diary():
@@ -370,12 +389,12 @@ def test_the_commander_writes_again_while_minions_think_and_both_are_answered():
         session = session_for(client, autochat_rounds=0)
         client.hold = asyncio.Event()
         first = asyncio.ensure_future(session.perform(Action(
-            id=SEND, text="Alpha, Beta, Gamma: status?", channel="war-room")))
+            id=SEND, text="Alpha, Beta, Gamma: status?", params={"channel": "war-room"})))
         while not session.running:
             await asyncio.sleep(0)
         assert session.action_spec(SEND).enabled  # offered while the minions think
         second = asyncio.ensure_future(session.perform(Action(
-            id=SEND, text="and one more thing", channel="commander-beta")))
+            id=SEND, text="and one more thing", params={"channel": "commander-beta"})))
         while len(session.state.messages) < 2:
             await asyncio.sleep(0)
         said = [m.text for m in session.state.messages if m.role == "commander"]

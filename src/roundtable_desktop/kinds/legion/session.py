@@ -1,6 +1,7 @@
 """The legion session: a human Commander and AI minions in channels (seed 002).
 
-The Commander sends a message to a channel (`send`, allowed while minions think); every
+The Commander sends a message to a channel (`send`, allowed while minions think; the
+channel is its `channel` param, LegionSendParams, or a leading `#channel`); every
 minion in that channel takes its turn about it at once (legion_turn.py: perception,
 tools, response), each under its own lock so one minion handles its messages in order.
 In a group channel the minions may then answer each other for at most `autochat_rounds`
@@ -22,6 +23,8 @@ import json
 import sys
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from roundtable_desktop.domain.events import Notice, SessionEnded, StateChanged, ToolRan
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.domain.tools import Arg, ToolCall, ToolResult, ToolStatus
@@ -37,6 +40,7 @@ from roundtable_desktop.engine.base import (
 )
 from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.engine.params import read_params
 from roundtable_desktop.engine.payloads import chat_payload
 from roundtable_desktop.kinds.legion.edit import (
     EDIT_ACTION,
@@ -68,6 +72,15 @@ from roundtable_desktop.sources.mcp_toolbox import McpToolbox
 
 AUTOCHAT, TOPIC, END = "autochat", "topic", "end"
 TOOL_TIMEOUT_S = 30.0
+
+
+class LegionSendParams(BaseModel):
+    """The params of `send`: the channel to write in (None: a leading `#channel` in the
+    text, else the default channel)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    channel: str | None = None
 
 
 class LegionSession(SessionProtocol):
@@ -155,7 +168,8 @@ class LegionSession(SessionProtocol):
     # -- the Commander's messages ----------------------------------------------------------
     def _channel_for(self, action: Action) -> tuple[Channel, str]:
         text = (action.text or "").strip()
-        name = action.channel
+        name = read_params(LegionSendParams, action.params, f"Send as {self.state.commander}"
+                           ).channel
         if name is None and text.startswith("#"):
             head, _, rest = text.partition(" ")
             if rest.strip():
