@@ -249,9 +249,10 @@ class NegotiationSequencer(SessionProtocol):
         """The waiting draft replaced by `text` (its act and intent read again, relayed);
         what changed, not yet announced (the edit_draft edit announces it)."""
         cur = self.state.current
-        if cur is None or not (text or "").strip():
+        text = (text or "").strip()
+        if cur is None or not text:
             raise ActionUnavailable("Edit draft needs the new text.")
-        cur.draft = clean_text(text.strip(), limit=None)
+        cur.draft = clean_text(text, limit=None)
         reading = extract_act_and_intent(cur.draft)
         if reading.explicit:
             cur.act, cur.intent = reading.act, reading.intent
