@@ -49,7 +49,8 @@ async def one_answer(base_url: str) -> tuple[float, float]:
                             scenario_tools=False)
     try:
         started = time.perf_counter()
-        await session.perform(Action(id=SEND, text="Status, everyone?", channel="war-room"))
+        await session.perform(Action(id=SEND, text="Status, everyone?",
+                                     params={"channel": "war-room"}))
         return time.perf_counter() - started, sum(latencies)
     finally:
         await client.aclose()

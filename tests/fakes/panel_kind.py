@@ -4,6 +4,8 @@ registry alone, with no change to roundtable code or to launch, CLI, store, expo
 Each round two AI panelists answer the topic at once (two concurrent calls, each a JSON
 verdict read through the shared structured-reply path), then the human seat speaks. The
 payload is a chat request: a system prompt of two runtime layers plus one user message.
+Two edits show the shared edit path: `set_topic` (waits for a running call) and
+`set_rounds` (may be made while the panelists answer).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from roundtable_desktop.domain.calls import ChatMessage, ChatRequest
 from roundtable_desktop.domain.events import SessionEnded, StateChanged
@@ -33,11 +35,14 @@ from roundtable_desktop.engine.base import (
     Action,
     ActionSpec,
     ActionUnavailable,
+    Edit,
+    Edited,
     PendingPayload,
     SessionProtocol,
 )
 from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.engine.params import read_params
 from roundtable_desktop.engine.payloads import chat_payload, system_message
 from roundtable_desktop.engine.registry import KindSpec, Scenario, SessionContext, register_kind
 from roundtable_desktop.engine.structured_call import call_structured
@@ -45,6 +50,19 @@ from roundtable_desktop.llm.client import ChatClient
 
 PANELISTS = {"ada": "Ada", "bo": "Bo"}
 HUMAN = "You"
+SET_TOPIC, SET_ROUNDS = "set_topic", "set_rounds"
+
+
+class TopicParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    topic: str = Field(min_length=1, max_length=200)
+
+
+class RoundsParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rounds: int = Field(ge=1, le=9)
 
 
 class Verdict(BaseModel):
@@ -92,6 +110,25 @@ class PanelSession(SessionProtocol):
             ActionSpec(id=SEND, label=f"Speak as {HUMAN}", enabled=send_why is None,
                        reason=send_why or "", needs_text=True),
         ]
+
+    def edit_specs(self) -> list[ActionSpec]:
+        why = "The panel has ended." if self.state.ended else ""
+        return [ActionSpec(id=SET_TOPIC, label="Topic", enabled=not why, reason=why),
+                ActionSpec(id=SET_ROUNDS, label="Rounds", enabled=not why, reason=why,
+                           while_running=True)]
+
+    def _edit(self, edit: Edit) -> Edited:
+        if edit.id == SET_TOPIC:
+            topic = read_params(TopicParams, edit.params, "Topic").topic
+            self.state.topic = topic
+            return Edited.part("topic", message=f"The topic is now {topic!r}.")
+        if edit.id == SET_ROUNDS:
+            rounds = read_params(RoundsParams, edit.params, "Rounds").rounds
+            if rounds < self.state.round:
+                raise ActionUnavailable(f"Round {self.state.round} is already under way.")
+            self.state.rounds = rounds
+            return Edited.part("rounds", str(rounds))
+        return super()._edit(edit)
 
     async def _perform(self, action: Action) -> bool:
         if action.id == "ask":

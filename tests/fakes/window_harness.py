@@ -34,7 +34,7 @@ import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
 
 from roundtable_desktop.app import compose_window
-from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.base import Action, Edit
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.store.database import SessionStore
@@ -101,6 +101,13 @@ def wait_view(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def
 def perform(qtbot, window: MainWindow, action_id: str, **kw: object) -> None:  # type: ignore[no-untyped-def]
     """Do what the toolbar would, and wait until the window is idle again."""
     window.runner.perform(Action(id=action_id, **kw))
+    wait_idle(qtbot, window)
+
+
+def edit(qtbot, window: MainWindow, edit_id: str, **params: object) -> None:  # type: ignore[no-untyped-def]
+    """Make an edit as a dock would (the live session's `edit`), then wait until idle."""
+    assert window.runner.handle is not None
+    window.runner.handle.session.edit(Edit(id=edit_id, params=params))
     wait_idle(qtbot, window)
 
 

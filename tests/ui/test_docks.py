@@ -17,7 +17,7 @@ from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatMessage
 from roundtable_desktop.domain.events import CallFinished, CallStarted
 from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.domain.transcript import TranscriptKind
-from roundtable_desktop.kinds.roundtable.edit import announce_actor_edit, update_actor
+from roundtable_desktop.engine.base import Edit
 from roundtable_desktop.kinds.roundtable.tools import ROUNDTABLE_TOOLS
 from roundtable_desktop.tools.parser import parse_reply
 from roundtable_desktop.ui.dialogs.call_detail_dialog import payload_sections
@@ -50,8 +50,8 @@ def _dock(qtbot, cls, meeting: LiveMeeting):
 
 
 def _make_current_human(meeting: LiveMeeting) -> None:
-    update_actor(meeting.state, meeting.state.actor.id, human=True)
-    announce_actor_edit(meeting.session, "human seat")
+    meeting.session.edit(Edit(id="edit_actors", params={
+        "change": "update", "actor_id": meeting.state.actor.id, "fields": {"human": True}}))
 
 
 # -- Actors ---------------------------------------------------------------------------

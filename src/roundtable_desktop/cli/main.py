@@ -37,7 +37,7 @@ from roundtable_desktop.cli.output import (
 )
 from roundtable_desktop.domain.refusal import Refusal
 from roundtable_desktop.domain.secrets import scrub
-from roundtable_desktop.engine.base import Action, SessionProtocol
+from roundtable_desktop.engine.base import Edit, SessionProtocol
 from roundtable_desktop.engine.headless import choice_line, human_lines
 from roundtable_desktop.engine.launch import UnknownKind, reopen_session, start_session
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL, MAX_PARALLEL
@@ -266,7 +266,7 @@ async def _run(args: argparse.Namespace) -> int:
         handle.bus.subscribe(printer)
         session = handle.session
         if args.flow:
-            await _set_flow(session, handle.kind, args.flow)
+            _set_flow(session, handle.kind, args.flow)
         printer.names = {p.id: p.name for p in session.summary().participants}
         if args.mcp or args.mcp_config:
             connection = await _connect_mcp(args, printer)
@@ -317,13 +317,16 @@ def _kind_options(args: argparse.Namespace, kind: str) -> dict[str, Any]:
     return given
 
 
-async def _set_flow(session: SessionProtocol, kind: str, flow: str) -> None:
-    """--flow: the kind's own set_flow action; a kind without one refuses the option."""
+def _set_flow(session: SessionProtocol, kind: str, flow: str) -> None:
+    """--flow: the kind's own set_flow edit; a kind without one refuses the option."""
     try:
-        session.action_spec("set_flow")
+        session.edit_spec("set_flow")
     except Refusal:
         raise CliError(f"The {kind} kind has no flow modes; leave out --flow.") from None
-    await session.perform(Action(id="set_flow", text=flow))
+    try:
+        session.edit(Edit(id="set_flow", params={"flow": flow}))
+    except Refusal as exc:
+        raise CliError(exc.message) from None
 
 
 async def _connect_mcp(args: argparse.Namespace,

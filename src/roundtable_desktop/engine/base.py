@@ -9,8 +9,17 @@ and replay use only this interface.
 `perform()` is a template: it emits ActionStarted / ActionFinished around the kind's
 `_perform()` (the recorder writes a checkpoint on every ActionFinished, so no kind can
 forget to persist), turns a `Refusal` into a Notice and a failed action, and runs Auto
-for every kind (a step cap, Stop). Model calls go through `call_model` / `call_many`
-(model_calls.py): any number in flight under a per-session limit, Stop cancels them all.
+for every kind (a step cap, Stop). An action's arguments beyond text, steps and option
+are its `params`, which the kind reads with its own pydantic model (engine/params.py).
+Model calls go through `call_model` / `call_many` (model_calls.py): any number in flight
+under a per-session limit, Stop cancels them all.
+
+`edit()` is the one way the window's editors change a session's state (an actor's
+prompt, a slider, a budget): it checks the edit is offered now (`edits()`, and no call
+running unless the edit says `while_running`), lets the kind's `_edit()` validate and
+apply it, then announces it as a perform would (ActionStarted, StateChanged,
+ActionFinished, so the store checkpoints it). A refused edit changes nothing and emits
+nothing: it raises a Refusal saying why.
 Must not import Qt and must not special-case a kind.
 """
 
@@ -20,7 +29,7 @@ import json
 from abc import abstractmethod
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from roundtable_desktop.context.payload import SectionSize
 from roundtable_desktop.domain.calls import ChatRequest
@@ -29,6 +38,7 @@ from roundtable_desktop.domain.events import (
     ActionStarted,
     Notice,
     PhaseChanged,
+    StateChanged,
 )
 from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.domain.refusal import Refusal
@@ -59,16 +69,44 @@ class ActionSpec(BaseModel):
 
 
 class Action(BaseModel):
-    """One thing the user does, with the arguments it needs (all optional)."""
+    """One thing the user does, with the arguments it needs (all optional). `params`
+    holds what only some kind's action takes (a channel, a hand of cards); the kind
+    validates it with its own model. Actions are never stored (a checkpoint keeps only
+    the id), so no older field names need reading back."""
+
+    model_config = ConfigDict(extra="forbid")
 
     id: str
     text: str | None = None
     steps: int | None = None
     option: int | None = None
-    traits: dict[str, float] | None = None
-    channel: str | None = None
-    cards: list[str] | None = None
-    seat: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Edit(BaseModel):
+    """One change an editor makes to the session's state: an id the kind offers in
+    `edits()` and its arguments, which the kind validates with its own model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Edited(BaseModel):
+    """What an applied edit changed: the parts (announced as StateChanged, in order), one
+    sentence for the user (the ActionFinished message) and whose it was, if anyone's."""
+
+    changes: list[StateChanged]
+    message: str = ""
+    actor_id: str | None = None
+
+    @classmethod
+    def part(cls, part: str, detail: str = "", *, message: str = "",
+             actor_id: str | None = None) -> Edited:
+        """An edit that changed one part."""
+        return cls(changes=[StateChanged(part=part, detail=detail)], message=message,
+                   actor_id=actor_id)
 
 
 class PendingPayload(BaseModel):
@@ -83,7 +121,11 @@ class PendingPayload(BaseModel):
 
 
 class ActionUnavailable(Refusal):
-    """The action is not offered now; the message says why."""
+    """The action (or edit) is not offered now, or its params are not usable; the message
+    says why."""
+
+
+RUNNING_REASON = "A call is running; wait for it or press Stop."
 
 
 class SessionProtocol(ModelCaller):
@@ -142,6 +184,17 @@ class SessionProtocol(ModelCaller):
     def current_actor_id(self) -> str | None:
         return None
 
+    def edit_specs(self) -> list[ActionSpec]:
+        """The edits the window's editors may make (never on the toolbar), each enabled
+        or not with why; `while_running` when it may be made while a call runs. `edits()`
+        adds that rule; a kind with editors overrides this and `_edit()`."""
+        return []
+
+    def _edit(self, edit: Edit) -> Edited:
+        """Validate `edit` whole, then apply it to the state (a Refusal before anything
+        changed if it cannot be made); say what changed. Must not emit events."""
+        raise ActionUnavailable(f"Unknown edit {edit.id!r}.")
+
     def state_json(self) -> str:
         """`state_dict()` encoded as JSON; kinds with a pydantic state override it (faster)."""
         return json.dumps(self.state_dict(), ensure_ascii=False, separators=(",", ":"))
@@ -185,6 +238,42 @@ class SessionProtocol(ModelCaller):
         if not spec.enabled:
             raise ActionUnavailable(spec.reason or f"{spec.label} is not available now.")
 
+    # -- edits -------------------------------------------------------------------------
+    def edits(self) -> list[ActionSpec]:
+        """The kind's edits as offered now: one that may not run beside a call is
+        disabled, with the reason, while a call runs (or Auto steps)."""
+        specs = self.edit_specs()
+        if not self.running:
+            return specs
+        return [spec if spec.while_running or not spec.enabled
+                else spec.model_copy(update={"enabled": False, "reason": RUNNING_REASON})
+                for spec in specs]
+
+    def edit_spec(self, edit_id: str) -> ActionSpec:
+        for spec in self.edits():
+            if spec.id == edit_id:
+                return spec
+        raise ActionUnavailable(f"Unknown edit {edit_id!r}.")
+
+    def require_edit(self, edit: Edit) -> None:
+        spec = self.edit_spec(edit.id)
+        if not spec.enabled:
+            raise ActionUnavailable(spec.reason or f"{spec.label} is not available now.")
+
+    def edit(self, edit: Edit) -> Edited:
+        """Make `edit` if it is offered now, announced as a perform would announce it
+        (ActionStarted, the StateChanged of each part, ActionFinished: the store
+        checkpoints the state). Raises a Refusal saying why when it is not offered or
+        the kind refuses it; then nothing has changed and nothing was emitted."""
+        self.require_edit(edit)
+        done = self._edit(edit)
+        self.emit(ActionStarted(action=edit.id, actor_id=done.actor_id))
+        for change in done.changes:
+            self.emit(change)
+        self.emit(ActionFinished(action=edit.id, ok=True, message=done.message))
+        return done
+
+    # -- actions -----------------------------------------------------------------------
     async def perform(self, action: Action) -> bool:
         """Do `action` if it is offered now (ActionUnavailable if not); False when it
         failed. Stop happens at once and is not recorded as an action."""

@@ -3,7 +3,7 @@ the lines the user scripted.
 
 The CLI's `run` uses this for every kind (a kind may register its own driver). Each step
 is the session's `next_step()`; when a human seat must act, the next scripted line is
-sent as that seat (`send`, with a legion line's `#channel` prefix as the channel, and a
+sent as that seat (`send`, with a line's `#channel` prefix as its `channel` param, and a
 `--choice N` line as option N-1 of the seat's send action). A
 human seat with no line left ends the run with one clear sentence, the session saved.
 Two failed steps in a row (a call that failed, a refused action such as a context over
@@ -58,7 +58,8 @@ def human_lines(raw: Iterable[str | HumanLine]) -> deque[HumanLine]:
 
 def send_step(line: HumanLine) -> Action:
     """The action a human seat takes with a scripted line."""
-    return Action(id=SEND, text=line.text, channel=line.channel, option=line.option)
+    return Action(id=SEND, text=line.text, option=line.option,
+                  params={"channel": line.channel} if line.channel else {})
 
 
 @dataclass(frozen=True, slots=True)

@@ -194,12 +194,25 @@ def test_the_offline_demo_converges_on_one_claim_and_stays_split_on_another(deck
 def test_the_deal_action_re_deals_the_hand_before_the_claims():
     session = make_session()
     ids = ["mara-okafor", "dev-lindqvist", "ines-barros"]
-    assert asyncio.run(session.perform(Action(id="deal", cards=ids, text="New topic?")))
+    assert asyncio.run(session.perform(Action(id="deal", params={"cards": ids},
+                                              text="New topic?")))
     assert [a.id for a in session.state.agents] == ids
     assert session.state.topic == "New topic?"
     assert run_steps(session, until="stances")
     spec = session.action_spec("deal")
     assert not spec.enabled and "claims are drawn" in spec.reason
+
+
+def test_a_deal_with_a_bad_hand_param_is_refused_in_one_sentence():
+    session = make_session()
+    before = [a.id for a in session.state.agents]
+    notices: list[Notice] = []
+    session.bus.subscribe(lambda e: notices.append(e) if isinstance(e, Notice) else None)
+
+    assert not asyncio.run(session.perform(Action(id="deal", params={"hand": ["x"]})))
+
+    assert [n.message for n in notices] == ["Deal a hand takes no hand (it takes cards)."]
+    assert [a.id for a in session.state.agents] == before
 
 
 def test_a_step_where_no_reply_could_be_read_changes_nothing_and_fails():

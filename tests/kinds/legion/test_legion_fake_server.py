@@ -78,7 +78,7 @@ def test_a_group_of_three_answers_one_message_concurrently(fake_openai):
         try:
             started = time.perf_counter()
             assert await session.perform(Action(id=SEND, text="Status, everyone?",
-                                                channel="war-room"))
+                                                params={"channel": "war-room"}))
             return session, time.perf_counter() - started
         finally:
             await client.aclose()

@@ -5,19 +5,44 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from roundtable_desktop.context.request_document import messages_from_document, render_request
 from roundtable_desktop.domain.calls import ChatRequest
-from roundtable_desktop.domain.events import ToolRan
-from roundtable_desktop.engine.base import SEND, Action
+from roundtable_desktop.domain.events import Notice, StateChanged, ToolRan
+from roundtable_desktop.engine.base import SEND, Action, ActionUnavailable, Edit, Edited
+from roundtable_desktop.engine.launch import record_session
 from roundtable_desktop.engine.registry import kind_spec
+from roundtable_desktop.kinds.legion.edit import LegionEditError
 from roundtable_desktop.kinds.legion.turn import speaking_roll
 from roundtable_desktop.llm.offline import OfflineClient
+from roundtable_desktop.store.database import SessionStore
+from tests.fakes.held_client import while_a_call_runs
 from tests.fakes.scripted_model import ScriptedClient
 from tests.kinds.legion.conftest import FILES, ByMinionClient, FakeFiles, plan, session_for
 
 
 def say(session, text: str, channel: str | None = None) -> bool:
-    return asyncio.run(session.perform(Action(id=SEND, text=text, channel=channel)))
+    return asyncio.run(session.perform(Action(id=SEND, text=text,
+                                              params={"channel": channel} if channel else {})))
+
+
+def test_a_send_names_its_channel_as_a_param_and_a_bad_one_is_refused_in_one_sentence():
+    client = ScriptedClient(plan("SPEAK", 51), "Hi.")
+    session = session_for(client)
+    notices: list[Notice] = []
+    session.bus.subscribe(lambda e: notices.append(e) if isinstance(e, Notice) else None)
+
+    assert not asyncio.run(session.perform(Action(id=SEND, text="hi",
+                                                  params={"chanel": "war-room"})))
+    assert not asyncio.run(session.perform(Action(id=SEND, text="hi",
+                                                  params={"channel": 7})))
+
+    commander = session.state.commander
+    assert [n.message for n in notices] == [
+        f"Send as {commander} takes no chanel (it takes channel).",
+        f"Send as {commander}: channel is not usable (input should be a valid string)."]
+    assert client.requests == [] and session.state.messages == []
 
 
 def test_a_dm_message_is_perceived_then_answered_and_the_plan_becomes_its_diary():
@@ -289,31 +314,72 @@ def test_a_topic_in_the_minions_only_channel_is_answered_by_every_minion():
     assert {m.channel for m in session.state.messages} == {"minions-only"}
 
 
-def test_the_minion_dock_sets_scores_clamped_and_they_join_the_history(recorder):
-    from roundtable_desktop.kinds.legion.edit import LegionEditError, set_scores
+def edit_minion(session, **params) -> Edited:
+    return session.edit(Edit(id="edit_minion", params=params))
 
+
+def test_the_minion_dock_sets_scores_clamped_and_they_join_the_history(recorder):
     session = session_for(ScriptedClient())
     session.bus.subscribe(recorder)
-    set_scores(session, "Beta", {"Rowan": 140, "Alpha": 12})
+    edit_minion(session, change="scores", minion="Beta", scores={"Rowan": 140, "Alpha": 12})
     beta = session.state.minion("beta")
     assert beta.scores["Rowan"] == 100 and beta.scores["Alpha"] == 12
     assert session.state.trajectory("Beta", "Rowan") == [40, 100]
     assert [type(e).__name__ for e in recorder.events] == \
         ["ActionStarted", "StateChanged", "ActionFinished"]
-    import pytest
 
     with pytest.raises(LegionEditError, match="Nobody"):
-        set_scores(session, "Beta", {"Nobody": 3})
+        edit_minion(session, change="scores", minion="Beta", scores={"Nobody": 3})
 
 
 def test_a_minion_uses_its_own_model_when_it_has_one():
-    from roundtable_desktop.kinds.legion.edit import set_model
-
     client = ScriptedClient(plan("SPEAK", 51), "Hi.")
     session = session_for(client)
-    set_model(session, "alpha", "accounts/fw/models/tiny")
+    edit_minion(session, change="model", minion="alpha", model="accounts/fw/models/tiny")
     say(session, "hi")
     assert {r.model for r in client.requests} == {"accounts/fw/models/tiny"}
+
+
+def test_a_minion_edit_is_checkpointed_and_announced(tmp_path):
+    session = session_for(ScriptedClient())
+    with SessionStore.open(tmp_path / "legion.sqlite3") as store:
+        handle = record_session(session, kind="legion", store=store, client=session.client,
+                                model="test-model", provider="test")
+        changed: list[StateChanged] = []
+        session.bus.subscribe(lambda e: changed.append(e) if isinstance(e, StateChanged)
+                              else None)
+
+        edit_minion(session, change="speed", speed=2.5)
+
+        assert [(e.part, e.detail) for e in changed] == [("settings", "speed 2.5")]
+        last = store.checkpoints(handle.session_id)[-1]
+        assert last.action == "edit_minion" and last.state["legion"]["speed"] == 2.5
+        handle.close()
+
+
+def test_a_minion_edit_is_made_while_minions_think_as_before():
+    """Unlike the roundtable's seats, the legion's edits may run beside a call (the
+    speed slider matters most while replies wait): none is refused for a running call."""
+    session = session_for(ScriptedClient(plan("SPEAK", 51), "Hi."))
+    done = while_a_call_runs(session, Action(id=SEND, text="hi"), lambda: edit_minion(
+        session, change="scores", minion="Beta", scores={"Rowan": 77}))
+    assert isinstance(done, Edited)
+    assert session.state.minion("beta").scores["Rowan"] == 77
+
+
+def test_a_minion_edit_of_an_ended_session_says_why():
+    session = session_for(ScriptedClient())
+    session.state.ended = True
+    with pytest.raises(ActionUnavailable, match="has ended"):
+        edit_minion(session, change="speed", speed=1)
+
+
+def test_a_bad_minion_edit_is_refused_in_one_sentence():
+    session = session_for(ScriptedClient())
+    with pytest.raises(ActionUnavailable, match="needs the minion whose scores to set"):
+        edit_minion(session, change="scores", scores={"Rowan": 3})
+    with pytest.raises(ActionUnavailable, match="speed is not usable"):
+        edit_minion(session, change="speed", speed="fast")
 
 
 def test_the_commander_writes_again_while_minions_think_and_both_are_answered():
@@ -323,12 +389,12 @@ def test_the_commander_writes_again_while_minions_think_and_both_are_answered():
         session = session_for(client, autochat_rounds=0)
         client.hold = asyncio.Event()
         first = asyncio.ensure_future(session.perform(Action(
-            id=SEND, text="Alpha, Beta, Gamma: status?", channel="war-room")))
+            id=SEND, text="Alpha, Beta, Gamma: status?", params={"channel": "war-room"})))
         while not session.running:
             await asyncio.sleep(0)
         assert session.action_spec(SEND).enabled  # offered while the minions think
         second = asyncio.ensure_future(session.perform(Action(
-            id=SEND, text="and one more thing", channel="commander-beta")))
+            id=SEND, text="and one more thing", params={"channel": "commander-beta"})))
         while len(session.state.messages) < 2:
             await asyncio.sleep(0)
         said = [m.text for m in session.state.messages if m.role == "commander"]

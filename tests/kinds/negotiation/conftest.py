@@ -11,7 +11,7 @@ import pytest
 
 from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.domain.events import Event, PhaseChanged
-from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.base import Action, Edit, Edited
 from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.registry import SessionContext
 from roundtable_desktop.kinds.negotiation.kind import NEGOTIATION
@@ -71,6 +71,10 @@ class Game:
 
     def do(self, action_id: str, **kw) -> bool:
         return asyncio.run(self.session.perform(Action(id=action_id, **kw)))
+
+    def edit(self, edit_id: str, **params) -> Edited:
+        """A setting or the draft's text, as the docks make it (a Refusal if refused)."""
+        return self.session.edit(Edit(id=edit_id, params=params))
 
     def phases(self) -> list[str]:
         """Sequencer phases entered (a pause at one, "waiting ...", is not an entry)."""

@@ -56,7 +56,7 @@ def test_the_turn_cap_terminates_even_if_the_adjudicator_sees_no_end(make_game):
 def test_repeated_loop_guard_trips_end_the_game_as_stalled(game):
     game.client.answer("reply", lambda r, s: "Round and round we go, again and again, no end.")
     game.client.answer("adjudicate", lambda r, s: CONTINUE)
-    game.do("set_loop_guard", traits={"max_trips": 2})
+    game.edit("set_loop_guard", loop_guard={"max_trips": 2})
     for _ in range(8):
         if game.session.ended:
             break

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
+from roundtable_desktop.engine.base import ActionUnavailable
 from roundtable_desktop.kinds.negotiation.scenario import TRAITS
 from roundtable_desktop.paths import bundle_root
 
@@ -37,7 +40,7 @@ def test_the_system_prompt_is_every_labelled_layer_in_the_seeds_order(game):
 
 
 def test_each_layer_is_marked_in_the_pending_payload(game):
-    game.do("set_flow", option=1)  # confirm: the turn waits at PLAN
+    game.edit("set_flow", flow="confirm")  # confirm: the turn waits at PLAN
     game.do("take_turn")
     payload = game.session.pending_payloads()[0]
     assert [layer.name for layer in payload.layers] == LAYERS
@@ -67,7 +70,7 @@ def test_the_other_sides_model_changes_in_the_next_draft_when_the_observer_chang
 
 
 def test_a_moved_self_slider_is_in_the_very_next_request(game):
-    game.do("set_traits", seat="ALLY", traits={"openness": 1, "risk": 4.5})
+    game.edit("set_traits", seat="ALLY", traits={"openness": 1, "risk": 4.5})
     pending = game.session.pending_payloads()[-1].request
     assert _trait_profile(pending.messages[0].content)["openness"] == 1.0
     game.do("take_turn")
@@ -78,9 +81,9 @@ def test_a_moved_self_slider_is_in_the_very_next_request(game):
 
 
 def test_a_slider_moved_while_waiting_for_a_pick_is_in_the_draft_sent(game):
-    game.do("set_flow", text="confirm")
+    game.edit("set_flow", flow="confirm")
     game.do("take_turn")
-    game.do("set_traits", seat="ALLY", traits={"empathy": 1})
+    game.edit("set_traits", seat="ALLY", traits={"empathy": 1})
     assert _trait_profile(game.session.pending_payloads()[0].request.messages[0].content)[
         "empathy"] == 1.0
     game.do("pick_option", option=0)
@@ -88,7 +91,7 @@ def test_a_slider_moved_while_waiting_for_a_pick_is_in_the_draft_sent(game):
 
 
 def test_a_moved_slider_is_recorded_in_the_log_with_a_snapshot(game):
-    game.do("set_traits", seat="KEEPER", traits={"authority": 2})
+    game.edit("set_traits", seat="KEEPER", traits={"authority": 2})
     entry = game.state.log[-1]
     assert entry.type == "TRAITS" and entry.keeper_self["authority"] == 2
 
@@ -121,8 +124,8 @@ def test_sampling_defaults_are_the_seeds(game):
 
 
 def test_sampling_and_model_are_per_side(game):
-    game.do("set_sampling", seat="ALLY", traits={"temperature": 0.3, "max_tokens": 60})
-    game.do("set_model", seat="ALLY", text="ally-model")
+    game.edit("set_sampling", seat="ALLY", sampling={"temperature": 0.3, "max_tokens": 60})
+    game.edit("set_model", seat="ALLY", model="ally-model")
     game.do("take_turn")
     game.do("take_turn")
     ally, keeper = (r.to_body() for r in game.client.of("reply")[:2])
@@ -132,7 +135,7 @@ def test_sampling_and_model_are_per_side(game):
 
 
 def test_focus_this_turn_is_the_chosen_option_with_its_act(game):
-    game.do("set_flow", text="confirm")
+    game.edit("set_flow", flow="confirm")
     game.do("take_turn")
     option = game.state.current.options[2]
     game.do("pick_option", option=2)
@@ -141,10 +144,12 @@ def test_focus_this_turn_is_the_chosen_option_with_its_act(game):
     assert game.state.kpis.directive_history["ALLY"] == [f"[{option.act}] {option.text}"]
 
 
-def test_a_bad_setting_is_refused_with_a_notice_and_changes_nothing(game):
+def test_a_bad_setting_is_refused_in_one_sentence_and_changes_nothing(game):
     before = game.state.sides["ALLY"].self_profile
-    assert game.do("set_traits", seat="ALLY", traits={"charm": 3}) is False
-    assert game.do("set_traits", seat="NOBODY", traits={"openness": 3}) is False
+    with pytest.raises(ActionUnavailable, match="charm"):
+        game.edit("set_traits", seat="ALLY", traits={"charm": 3})
+    with pytest.raises(ActionUnavailable, match=r"needs a seat: ALLY or KEEPER \(got 'NOBODY'\)"):
+        game.edit("set_traits", seat="NOBODY", traits={"openness": 3})
     assert game.state.sides["ALLY"].self_profile == before
 
 

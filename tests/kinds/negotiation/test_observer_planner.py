@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from roundtable_desktop.domain.events import Notice
+from roundtable_desktop.engine.base import ActionUnavailable
 from roundtable_desktop.kinds.negotiation.scenario import TRAITS
 
 GOOD_MODEL = json.dumps({
@@ -40,7 +43,7 @@ def test_the_observer_models_the_last_speaker_and_updates_its_model(game):
 
 
 def test_observer_guidance_is_a_layer_of_its_prompt(game):
-    game.do("set_guidance", channel="observer", text="Watch for bluffing.")
+    game.edit("set_guidance", target="observer", text="Watch for bluffing.")
     game.do("take_turn")
     system = game.client.of("observer")[0].messages[0].content
     assert system.startswith("OBSERVER_GUIDANCE: Watch for bluffing.")
@@ -86,7 +89,7 @@ def test_an_out_of_range_trait_from_the_observer_is_a_bad_reply(game):
 
 
 def test_the_planner_gets_role_memo_chat_acts_conflict_and_obstacle(game):
-    game.do("set_guidance", channel="planner", text="Be bold.")
+    game.edit("set_guidance", target="planner", text="Be bold.")
     game.do("take_turn")
     request = game.client.of("planner")[0]
     user = request.messages[1].content
@@ -99,7 +102,7 @@ def test_the_planner_gets_role_memo_chat_acts_conflict_and_obstacle(game):
 
 
 def test_planner_options_are_4_to_6_each_with_a_discourse_act(game):
-    game.do("set_flow", text="confirm")
+    game.edit("set_flow", flow="confirm")
     game.do("take_turn")
     options = game.state.current.options
     assert 4 <= len(options) <= 6
@@ -110,7 +113,7 @@ def test_planner_options_are_4_to_6_each_with_a_discourse_act(game):
 def test_an_unreadable_planner_reply_offers_rule_made_options(game):
     game.client.answer_once("planner", "[]")
     game.client.answer_once("repair", "[{\"text\": \"x\"}]")
-    game.do("set_flow", text="confirm")
+    game.edit("set_flow", flow="confirm")
     game.do("take_turn")
     assert len(game.state.current.options) == 6
     assert game.state.kpis.planner_failures == 1
@@ -132,9 +135,10 @@ def test_a_tripped_loop_guard_forces_planner_diversity(game):
 
 
 def test_loop_guard_threshold_and_window_are_editable(game):
-    game.do("set_loop_guard", traits={"threshold": 0.95, "window": 2, "max_trips": 5})
+    game.edit("set_loop_guard", loop_guard={"threshold": 0.95, "window": 2, "max_trips": 5})
     assert (game.state.loop.threshold, game.state.loop.window, game.state.loop.max_trips) == \
         (0.95, 2, 5)
     game.do("take_turn")
     assert game.state.guards["ALLY"].window == 2
-    assert game.do("set_loop_guard", traits={"threshold": 3}) is False
+    with pytest.raises(ActionUnavailable, match="threshold"):
+        game.edit("set_loop_guard", loop_guard={"threshold": 3})

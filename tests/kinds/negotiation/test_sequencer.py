@@ -50,14 +50,14 @@ def test_an_ai_seat_cannot_send_a_human_line_and_a_human_seat_cannot_take_an_ai_
     game = make_game()
     specs = {s.id: s for s in game.session.actions()}
     assert not specs["send"].enabled and "AI seat" in specs["send"].reason
-    game.do("set_seat", seat="ALLY", option=1)
+    game.edit("set_seat", seat="ALLY", human=True)
     specs = {s.id: s for s in game.session.actions()}
     assert not specs["take_turn"].enabled and "human seat" in specs["take_turn"].reason
     assert specs["send"].enabled
 
 
 def test_confirm_mode_stops_at_plan_until_an_option_is_picked(game):
-    game.do("set_flow", text="confirm")
+    game.edit("set_flow", flow="confirm")
     game.do("take_turn")
     assert game.phases() == AI_PHASES[:4]
     assert game.of_type(PhaseChanged)[-2].detail == "waiting for a pick"
@@ -70,12 +70,12 @@ def test_confirm_mode_stops_at_plan_until_an_option_is_picked(game):
 
 
 def test_confirm_mode_waits_before_send_with_the_draft_editable(game):
-    game.do("set_flow", text="confirm")
+    game.edit("set_flow", flow="confirm")
     game.do("take_turn")
     game.do("pick_option", option=1)
     assert game.state.current.phase == "SPEAK" and game.state.current.draft
     assert game.state.turn_count == 0
-    game.do("edit_draft", text="Let us try one evening, and you keep the key.")
+    game.edit("edit_draft", text="Let us try one evening, and you keep the key.")
     assert game.state.sides["KEEPER"].input_text.startswith("Let us try one evening")
     game.do("send_draft")
     assert game.state.messages()[-1].text == "Let us try one evening, and you keep the key."
@@ -84,7 +84,7 @@ def test_confirm_mode_waits_before_send_with_the_draft_editable(game):
 
 
 def test_headless_confirm_mode_steps_pick_then_send(game):
-    game.do("set_flow", text="confirm")
+    game.edit("set_flow", flow="confirm")
     assert game.session.next_step().id == "take_turn"
     game.do("take_turn")
     step = game.session.next_step()
@@ -94,7 +94,7 @@ def test_headless_confirm_mode_steps_pick_then_send(game):
 
 
 def test_a_picked_option_that_does_not_exist_is_refused(game):
-    game.do("set_flow", text="confirm")
+    game.edit("set_flow", flow="confirm")
     game.do("take_turn")
     assert game.do("pick_option", option=9) is False
     assert game.state.current.phase == "PLAN"
@@ -109,23 +109,23 @@ def test_the_reply_is_relayed_into_the_other_sides_input(game):
 
 
 def test_a_human_seat_sends_the_relayed_text_when_it_writes_nothing(game):
-    game.do("set_seat", seat="KEEPER", option=1)
+    game.edit("set_seat", seat="KEEPER", human=True)
     game.do("take_turn")
     relayed = game.state.sides["KEEPER"].input_text
-    game.do("edit_relay", seat="KEEPER", text=relayed + " Not today.")
+    game.edit("edit_relay", seat="KEEPER", text=relayed + " Not today.")
     game.do("send")
     assert game.state.messages()[-1].text == relayed + " Not today."
     assert game.state.sides["KEEPER"].input_text == ""
 
 
 def test_relay_off_leaves_the_other_input_alone(game):
-    game.do("set_relay", option=0)
+    game.edit("set_relay", relay=False)
     game.do("take_turn")
     assert game.state.sides["KEEPER"].input_text == ""
 
 
 def test_speak_says_which_side_to_read_aloud_with_its_text(game):
-    game.do("set_voice", seat="ALLY", text="mock-voice", option=1)
+    game.edit("set_voice", seat="ALLY", voice="mock-voice", speak=True)
     game.do("take_turn")
     assert any(e.part == "speak" and e.detail == "ALLY" for e in game.of_type(StateChanged))
     ally = game.state.sides["ALLY"]
@@ -134,7 +134,7 @@ def test_speak_says_which_side_to_read_aloud_with_its_text(game):
 
 
 def test_auto_flow_runs_capped_turns_and_stops_at_the_cap(game):
-    game.do("set_flow", text="auto")
+    game.edit("set_flow", flow="auto")
     game.do("auto", steps=3)
     assert game.state.turn_count == 3
 
@@ -223,19 +223,19 @@ def test_settings_are_not_toolbar_actions_but_are_offered_to_the_docks(game):
     toolbar = {s.id for s in game.session.actions()}
     assert toolbar == {"take_turn", "pick_option", "send_draft", "adjudicate", "auto", "stop",
                        "send"}
-    docks = {s.id for s in game.session.settings_actions()}
+    docks = {s.id for s in game.session.edits()}
     assert {"set_traits", "set_seat", "set_flow", "set_sampling", "set_model", "set_voice",
             "set_loop_guard", "set_guidance", "set_relay", "edit_relay", "edit_draft"} == docks
 
 
 def test_editing_a_draft_is_refused_when_none_waits(game):
     with pytest.raises(ActionUnavailable, match="No draft is waiting"):
-        game.do("edit_draft", text="Hello")
+        game.edit("edit_draft", text="Hello")
     assert game.state.current is None
 
 
 def test_a_setting_is_recorded_as_an_action_and_announced(game):
-    game.do("set_flow", option=2)
+    game.edit("set_flow", flow="auto")
     assert game.state.flow == "auto"
     assert game.of_type(ActionFinished)[-1].action == "set_flow"
     assert any(e.part == "flow" and e.detail == "auto" for e in game.of_type(StateChanged))

@@ -29,7 +29,7 @@ def test_each_pending_payload_before_a_turn_is_the_request_sent(game, purpose):
 
 
 def test_the_draft_shown_at_the_pick_is_the_draft_sent(game):
-    game.do("set_flow", text="confirm")
+    game.edit("set_flow", flow="confirm")
     game.do("take_turn")
     shown = game.session.pending_payloads()[0]
     step = game.session.next_step()

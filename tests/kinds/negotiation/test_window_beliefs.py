@@ -19,6 +19,7 @@ from roundtable_desktop.ui.kinds.negotiation.trait_panel import (
 )
 from tests.fakes.window_harness import (
     WAIT_MS,
+    edit,
     offline_choice,
     perform,
     running_qasync_loop,
@@ -81,7 +82,7 @@ def test_the_observers_markers_follow_its_new_model_after_a_turn(qtbot, window):
 
 
 def test_a_slider_let_go_of_mid_game_is_in_the_next_payload_shown(qtbot, window):
-    perform(qtbot, window, "set_flow", text="confirm")
+    edit(qtbot, window, "set_flow", flow="confirm")
     perform(qtbot, window, "take_turn")  # stops at PLAN: the draft is what comes next
     qtbot.waitUntil(lambda: shows_pending(window), timeout=WAIT_MS)
     slider = beliefs_dock(window).panel("ALLY").sliders["openness"]
@@ -100,7 +101,7 @@ def test_a_slider_let_go_of_mid_game_is_in_the_next_payload_shown(qtbot, window)
 
 
 def test_the_moved_slider_is_in_the_request_sent_and_recorded(qtbot, window):
-    perform(qtbot, window, "set_flow", text="confirm")
+    edit(qtbot, window, "set_flow", flow="confirm")
     perform(qtbot, window, "take_turn")
     drag(beliefs_dock(window).panel("ALLY").sliders["risk"], 4.5)
     qtbot.waitUntil(lambda: state_of(window).sides["ALLY"].self_profile.risk == 4.5,

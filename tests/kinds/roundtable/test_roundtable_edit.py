@@ -7,8 +7,11 @@ import asyncio
 
 import pytest
 
+from roundtable_desktop.domain.events import Event, StateChanged
+from roundtable_desktop.engine.base import Action, ActionUnavailable, Edit
 from roundtable_desktop.kinds.roundtable.actors import Actor, Role
 from roundtable_desktop.kinds.roundtable.edit import (
+    EDIT_ACTION,
     MAX_ACTORS,
     ActorEditError,
     add_actor,
@@ -21,6 +24,8 @@ from roundtable_desktop.kinds.roundtable.session import RoundtableSession
 from roundtable_desktop.kinds.roundtable.setup import new_meeting_state
 from roundtable_desktop.kinds.roundtable.sources.mock_catalog import MockCatalog
 from roundtable_desktop.llm.offline import OfflineClient
+from tests.engine_fixtures import start_recorded
+from tests.fakes.held_client import while_a_call_runs
 
 
 @pytest.fixture
@@ -121,3 +126,56 @@ def test_an_ended_meeting_cannot_be_edited(state):
 
     with pytest.raises(ActorEditError, match="ended"):
         update_actor(state, state.actors[1].id, goal="x")
+
+
+# -- through the session's edit ------------------------------------------------------------
+def _update(actor_id: str, **fields: object) -> Edit:
+    return Edit(id=EDIT_ACTION, params={"change": "update", "actor_id": actor_id,
+                                        "fields": fields})
+
+
+def test_an_actor_edit_is_checkpointed_and_announced(store, catalog):
+    handle = asyncio.run(start_recorded(store, OfflineClient(delay_s=0), catalog))
+    session = handle.session
+    events: list[Event] = []
+    session.bus.subscribe(events.append)
+    actor = session.state.actors[1]
+
+    done = session.edit(_update(actor.id, goal="Keep the list short."))
+
+    assert done.message == f"{actor.name} was edited."
+    assert [(e.part, e.detail) for e in events if isinstance(e, StateChanged)] == [
+        ("actors", done.message)]
+    last = store.checkpoints(handle.session_id)[-1]
+    assert last.action == "edit_actors"
+    assert last.state["meeting"]["actors"][1]["goal"] == "Keep the list short."
+
+
+def test_an_actor_edit_waits_while_a_call_runs_and_says_why(meeting):
+    actor = meeting.state.actors[1]
+    refused = while_a_call_runs(meeting, Action(id="infer"),
+                                lambda: meeting.edit(_update(actor.id, goal="Mid-call.")))
+    assert isinstance(refused, ActionUnavailable)
+    assert "A call is running" in refused.message
+    assert meeting.state.actors[1].goal != "Mid-call."
+
+
+def test_a_guest_seat_is_added_and_removed_through_the_edit(meeting):
+    before = len(meeting.state.actors)
+    added = meeting.edit(Edit(id=EDIT_ACTION, params={"change": "add"}))
+    assert len(meeting.state.actors) == before + 1
+    assert meeting.state.actors[-1].id == added.actor_id
+    assert "joined the table" in added.message
+
+    gone = meeting.edit(Edit(id=EDIT_ACTION, params={"change": "remove",
+                                                     "actor_id": added.actor_id}))
+    assert len(meeting.state.actors) == before and "left the table" in gone.message
+
+
+def test_a_rule_the_edit_breaks_is_refused_in_one_sentence(meeting):
+    with pytest.raises(ActorEditError, match="administrator"):
+        meeting.edit(_update(meeting.state.actors[0].id, role="participant"))
+    with pytest.raises(ActionUnavailable, match="Edit actors needs the actor_id"):
+        meeting.edit(Edit(id=EDIT_ACTION, params={"change": "remove"}))
+    with pytest.raises(ActionUnavailable, match="change is not usable"):
+        meeting.edit(Edit(id=EDIT_ACTION, params={"change": "paint"}))

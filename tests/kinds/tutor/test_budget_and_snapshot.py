@@ -7,9 +7,14 @@ import pytest
 
 from roundtable_desktop.context.budget import BudgetExceeded
 from roundtable_desktop.context.request_document import messages_from_document
+from roundtable_desktop.domain.refusal import Refusal
 from roundtable_desktop.domain.tokens import estimate_tokens
+from roundtable_desktop.engine.base import Action, ActionUnavailable, Edit
+from roundtable_desktop.engine.launch import record_session
 from roundtable_desktop.kinds.tutor.requests import dialogue_request
 from roundtable_desktop.kinds.tutor.state import Exchange
+from roundtable_desktop.store.database import SessionStore
+from tests.fakes.held_client import while_a_call_runs
 from tests.fakes.scripted_model import ScriptedClient
 from tests.kinds.tutor.conftest import CHAIN, make_tutor
 
@@ -90,8 +95,45 @@ def test_a_system_prompt_over_the_budget_is_refused(tutor_at_chat):
 def test_the_budget_is_editable_and_defaults_to_100k():
     tutor = make_tutor()
     assert tutor.state.budget_tokens == 100_000
-    tutor.session.set_budget(20_000)
+    tutor.session.edit(Edit(id="set_budget", params={"tokens": 20_000}))
     assert tutor.state.budget_tokens == 20_000
+
+
+def test_a_budget_edit_is_checkpointed_and_announced(tmp_path):
+    tutor = make_tutor()
+    with SessionStore.open(tmp_path / "tutor.sqlite3") as store:
+        handle = record_session(tutor.session, kind="tutor", store=store,
+                                client=tutor.session.client, model="m", provider="offline")
+        tutor.session.edit(Edit(id="set_budget", params={"tokens": 30_000}))
+
+        assert [e.detail for e in tutor.changes("budget")] == ["30000"]
+        last = store.checkpoints(handle.session_id)[-1]
+        assert last.action == "set_budget"
+        assert last.state["tutor"]["budget_tokens"] == 30_000
+        handle.close()
+
+
+def test_the_budget_may_be_edited_while_the_trickster_answers_as_before(tutor_at_chat):
+    """It trims the next request, never the one in flight: no call makes it wait."""
+    tutor = tutor_at_chat(ScriptedClient("one two three"))
+    done = while_a_call_runs(tutor.session, Action(id="send", text="hello"), lambda:
+                             tutor.session.edit(Edit(id="set_budget",
+                                                     params={"tokens": 40_000})))
+    assert not isinstance(done, Refusal)
+    assert tutor.state.budget_tokens == 40_000
+
+
+@pytest.mark.parametrize(("tokens", "sentence"), [
+    (0, "The budget must be at least one token."),
+    ("lots", "Budget: tokens is not usable (input should be a valid integer, unable to "
+             "parse string as an integer)."),
+])
+def test_a_bad_budget_is_refused_in_one_sentence(tokens, sentence):
+    tutor = make_tutor()
+    with pytest.raises(ActionUnavailable) as refused:
+        tutor.session.edit(Edit(id="set_budget", params={"tokens": tokens}))
+    assert refused.value.message == sentence
+    assert tutor.state.budget_tokens == 100_000 and tutor.changes("budget") == []
 
 
 # -- snapshots ------------------------------------------------------------------------------

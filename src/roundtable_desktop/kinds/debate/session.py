@@ -24,6 +24,8 @@ import asyncio
 import json
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from roundtable_desktop.context.layers import PromptSnapshot
 from roundtable_desktop.domain.events import SessionEnded, StateChanged
 from roundtable_desktop.domain.summary import SessionSummary
@@ -36,6 +38,7 @@ from roundtable_desktop.engine.base import (
 )
 from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.engine.params import read_params
 from roundtable_desktop.engine.payloads import chat_payload
 from roundtable_desktop.engine.structured_call import call_structured
 from roundtable_desktop.kinds.debate.classical.session import TURN, play_turn, turn_payloads
@@ -85,6 +88,15 @@ LABELS = {CLAIMS: "Draw the claims", STANCES: "Take initial stances",
           TURN: "Next turn", MAP: "Draw the disagreement map"}
 BLITZ_STEPS = (CLAIMS, STANCES, ROUND, MERGE, FINAL, MAP)
 CLASSICAL_STEPS = (CLAIMS, STANCES, TURN, MAP)
+
+
+class DealParams(BaseModel):
+    """The params of `deal`: the card ids of the hand (none: the deck's own choice);
+    the action's text is the topic."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cards: list[str] = Field(default_factory=list)
 
 
 class DebateSession(SessionProtocol):
@@ -157,7 +169,8 @@ class DebateSession(SessionProtocol):
     def _deal(self, action: Action) -> None:
         s = self.state
         deck = load_deck(s.deck)
-        hand = validate_hand(deck, list(action.cards or []), action.text or s.topic)
+        cards = read_params(DealParams, action.params, "Deal a hand").cards
+        hand = validate_hand(deck, cards, action.text or s.topic)
         s.agents, s.topic = agents_of(deck, hand.cards), hand.topic
         self.emit(StateChanged(part="hand", detail=",".join(a.id for a in s.agents)))
 

@@ -1,6 +1,7 @@
 """The legion session: a human Commander and AI minions in channels (seed 002).
 
-The Commander sends a message to a channel (`send`, allowed while minions think); every
+The Commander sends a message to a channel (`send`, allowed while minions think; the
+channel is its `channel` param, LegionSendParams, or a leading `#channel`); every
 minion in that channel takes its turn about it at once (legion_turn.py: perception,
 tools, response), each under its own lock so one minion handles its messages in order.
 In a group channel the minions may then answer each other for at most `autochat_rounds`
@@ -8,7 +9,8 @@ rounds (`autochat`, the step Auto and the headless driver take; Stop ends it). T
 minions-only channel gets a topic from the Commander (`topic`) and runs on auto-chat.
 Tools come from MCP: the scenario's own servers (started on first use) and any
 connection the window or the CLI attaches; their names are `server.tool`.
-Dock edits (scores, model, speed) are legion_edit.py, not actions.
+Dock edits (scores, model, speed) are the `edit_minion` edit (kinds/legion/edit.py), made
+through `edit()`, not actions.
 Events: StateChanged parts "messages" (detail: channel), "scores" and "diary" (detail:
 minion name), "thinking" (detail: "minion:channel:on|off"), "settings"; ToolRan for
 every tool call. Must not import Qt.
@@ -21,6 +23,8 @@ import json
 import sys
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from roundtable_desktop.domain.events import Notice, SessionEnded, StateChanged, ToolRan
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.domain.tools import Arg, ToolCall, ToolResult, ToolStatus
@@ -29,12 +33,20 @@ from roundtable_desktop.engine.base import (
     Action,
     ActionSpec,
     ActionUnavailable,
+    Edit,
+    Edited,
     PendingPayload,
     SessionProtocol,
 )
 from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.engine.params import read_params
 from roundtable_desktop.engine.payloads import chat_payload
+from roundtable_desktop.kinds.legion.edit import (
+    EDIT_ACTION,
+    apply_minion_edit,
+    minion_edit_spec,
+)
 from roundtable_desktop.kinds.legion.prompts import (
     addressed,
     channel_history,
@@ -60,6 +72,15 @@ from roundtable_desktop.sources.mcp_toolbox import McpToolbox
 
 AUTOCHAT, TOPIC, END = "autochat", "topic", "end"
 TOOL_TIMEOUT_S = 30.0
+
+
+class LegionSendParams(BaseModel):
+    """The params of `send`: the channel to write in (None: a leading `#channel` in the
+    text, else the default channel)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    channel: str | None = None
 
 
 class LegionSession(SessionProtocol):
@@ -106,6 +127,14 @@ class LegionSession(SessionProtocol):
                        reason=busy or ""),
         ]
 
+    def edit_specs(self) -> list[ActionSpec]:
+        return [minion_edit_spec(self.state)]
+
+    def _edit(self, edit: Edit) -> Edited:
+        if edit.id == EDIT_ACTION:
+            return apply_minion_edit(self.state, edit.params)
+        return super()._edit(edit)
+
     async def _perform(self, action: Action) -> bool:
         if action.id == SEND:
             return await self._commander_says(action)
@@ -139,7 +168,8 @@ class LegionSession(SessionProtocol):
     # -- the Commander's messages ----------------------------------------------------------
     def _channel_for(self, action: Action) -> tuple[Channel, str]:
         text = (action.text or "").strip()
-        name = action.channel
+        name = read_params(LegionSendParams, action.params, f"Send as {self.state.commander}"
+                           ).channel
         if name is None and text.startswith("#"):
             head, _, rest = text.partition(" ")
             if rest.strip():

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from roundtable_desktop.engine.base import Action, SessionProtocol
+from roundtable_desktop.engine.base import Edit, SessionProtocol
 from roundtable_desktop.engine.headless import DriveResult, HumanLine, drive_headless
 from roundtable_desktop.engine.spec import KindSpec, Scenario, SessionContext
 from roundtable_desktop.kinds.negotiation.offline import OFFLINE_POLICIES
@@ -78,7 +78,7 @@ async def _drive(session: SessionProtocol, turns: int, lines: deque[HumanLine]) 
             seats = {ALLY}
         for seat in sorted(seats):
             if not session.state.sides[seat].human:
-                await session.perform(Action(id=SET_SEAT, seat=seat, option=1))
+                session.edit(Edit(id=SET_SEAT, params={"seat": seat, "human": True}))
     return await drive_headless(session, turns, lines)
 
 

@@ -229,23 +229,36 @@ class NegotiationSequencer(SessionProtocol):
         return await self._send_turn(cur)
 
     def _relay(self, side: str, text: str) -> None:
-        if self.state.relay:
-            other = other_side(side)
-            self.state.sides[other].input_text = text
-            self.emit(StateChanged(part="relay", detail=other))
+        for change in self._relayed(side, text):
+            self.emit(change)
+
+    def _relayed(self, side: str, text: str) -> list[StateChanged]:
+        """Put `text` in the other side's relay box when relay is on; what changed."""
+        if not self.state.relay:
+            return []
+        other = other_side(side)
+        self.state.sides[other].input_text = text
+        return [StateChanged(part="relay", detail=other)]
 
     def _edit_draft(self, text: str | None) -> bool:
+        for change in self._draft_edited(text):
+            self.emit(change)
+        return True
+
+    def _draft_edited(self, text: str | None) -> list[StateChanged]:
+        """The waiting draft replaced by `text` (its act and intent read again, relayed);
+        what changed, not yet announced (the edit_draft edit announces it)."""
         cur = self.state.current
-        if cur is None or not (text or "").strip():
+        text = (text or "").strip()
+        if cur is None or not text:
             raise ActionUnavailable("Edit draft needs the new text.")
-        cur.draft = clean_text(text.strip(), limit=None)
+        cur.draft = clean_text(text, limit=None)
         reading = extract_act_and_intent(cur.draft)
         if reading.explicit:
             cur.act, cur.intent = reading.act, reading.intent
         self.state.sides[cur.side].last_text = cur.draft
-        self.emit(StateChanged(part="draft", detail=cur.side))
-        self._relay(cur.side, cur.draft)
-        return True
+        return [StateChanged(part="draft", detail=cur.side),
+                *self._relayed(cur.side, cur.draft)]
 
     async def _human_turn(self, text: str | None) -> bool:
         s = self.state

@@ -14,32 +14,32 @@ turn per `take_turn` (auto through the shared Auto action, capped, stoppable); c
 stops at PLAN until an option is picked and before SEND with the draft editable.
 Adjudication (purpose `adjudicate`, with a rule fallback) ends the game.
 
-Settings (kinds/negotiation/settings.py) are accepted at any time and change the
-very next request. Requests are built in negotiation_requests.py from the state alone,
-so `pending_payloads()` shows what is sent. Must not import Qt.
+Settings (kinds/negotiation/settings.py) and the draft's text (`edit_draft`) are edits
+(`edit()`, not toolbar actions); settings are accepted at any time and change the very
+next request, the draft only while it waits to be sent. Requests are built in
+negotiation_requests.py from the state alone, so `pending_payloads()` shows what is sent.
+Must not import Qt.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from roundtable_desktop.domain.events import (
-    ActionFinished,
-    ActionStarted,
-    Notice,
-    StateChanged,
-)
-from roundtable_desktop.domain.refusal import Refusal
+from pydantic import BaseModel, ConfigDict
+
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.engine.base import (
     SEND,
     Action,
     ActionSpec,
     ActionUnavailable,
+    Edit,
+    Edited,
     PendingPayload,
 )
 from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.engine.params import read_params
 from roundtable_desktop.engine.payloads import chat_payload
 from roundtable_desktop.kinds.negotiation.judging import PRESENTER
 from roundtable_desktop.kinds.negotiation.planning import policy_pick
@@ -69,7 +69,13 @@ from roundtable_desktop.kinds.negotiation.state import (
 from roundtable_desktop.kinds.negotiation.summary import negotiation_summary
 from roundtable_desktop.llm.client import ChatClient
 
-HIDDEN_ACTIONS = (*SETTINGS_ACTIONS, EDIT_DRAFT)
+
+class DraftParams(BaseModel):
+    """edit_draft: the waiting draft's new text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = ""
 
 
 class NegotiationSession(NegotiationSequencer):
@@ -184,37 +190,22 @@ class NegotiationSession(NegotiationSequencer):
                 "Ctrl+Shift+Return", needs_text=True),
         ]
 
-    def settings_actions(self) -> list[ActionSpec]:
-        """The settings (and draft editing) performed by docks; not on the toolbar."""
+    def edit_specs(self) -> list[ActionSpec]:
+        """The settings (any time) and the draft's text (while it waits to be sent),
+        made by the docks; not on the toolbar."""
         waiting = self._waiting_send()
         return [*settings_specs(), ActionSpec(
             id=EDIT_DRAFT, label="Edit draft", enabled=waiting and not self.ended,
             reason="" if waiting else "No draft is waiting to be sent.", needs_text=True)]
 
-    def action_spec(self, action_id: str) -> ActionSpec:
-        if action_id in HIDDEN_ACTIONS:
-            return next(s for s in self.settings_actions() if s.id == action_id)
-        return super().action_spec(action_id)
-
-    async def perform(self, action: Action) -> bool:
-        if action.id in SETTINGS_ACTIONS:
-            return self._setting(action)
-        return await super().perform(action)
-
-    def _setting(self, action: Action) -> bool:
-        """A setting: recorded as an action, applied at once, even while a turn runs."""
-        self.emit(ActionStarted(action=action.id, actor_id=action.seat))
-        ok, message = False, ""
-        try:
-            part, detail = apply_setting(self.state, action)
-            ok = True
-            self.emit(StateChanged(part=part, detail=detail))
-        except Refusal as exc:
-            message = exc.message
-            self.emit(Notice(level="error", message=exc.message, hint=exc.hint))
-        finally:
-            self.emit(ActionFinished(action=action.id, ok=ok, message=message))
-        return ok
+    def _edit(self, edit: Edit) -> Edited:
+        if edit.id == EDIT_DRAFT:
+            text = read_params(DraftParams, edit.params, "Edit draft").text
+            changes = self._draft_edited(text)
+            return Edited(changes=changes, actor_id=changes[0].detail)
+        if edit.id in SETTINGS_ACTIONS:
+            return apply_setting(self.state, edit.id, edit.params)
+        return super()._edit(edit)
 
     async def _perform(self, action: Action) -> bool:
         try:
@@ -228,8 +219,6 @@ class NegotiationSession(NegotiationSequencer):
             return await self._take_turn()
         if action.id == PICK_OPTION:
             return await self._pick(action.option)
-        if action.id == EDIT_DRAFT:
-            return self._edit_draft(action.text)
         if action.id == SEND_DRAFT:
             if action.text is not None and action.text.strip():
                 self._edit_draft(action.text)

@@ -1,18 +1,25 @@
-"""The negotiation's settings actions: self traits, seats, flow, sampling, model, voice,
-loop guard, guidance, relay. Each changes the state at once (the very next request sees
+"""The negotiation's settings edits: self traits, seats, flow, sampling, model, voice,
+loop guard, guidance, relay. Each is an edit (SessionProtocol.edit: announced and
+checkpointed like an action) that changes the state at once (the very next request sees
 it) and says which part changed; none calls a model.
 
 These are not on the toolbar (the beliefs dock, the phase strip and the seat controls
-perform them); the session accepts them at any time, even while a turn runs.
-Must not import Qt, emit events or call models.
+make them); the session accepts them at any time, even while a turn runs
+(`while_running`). Each edit's params are read with its own model below (a seat is ALLY
+or KEEPER; sampling numbers are `sampling`, the loop guard's are `loop_guard`, and the
+model a guidance text is for is `target`); a bad value is refused in one sentence before
+anything changes. Must not import Qt, emit events or call models.
 """
 
 from __future__ import annotations
 
-from pydantic import ValidationError
+from collections.abc import Mapping
+from typing import Any
 
-from roundtable_desktop.domain.refusal import Refusal
-from roundtable_desktop.engine.base import Action, ActionSpec
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from roundtable_desktop.engine.base import ActionSpec, ActionUnavailable, Edited
+from roundtable_desktop.engine.params import read_params
 from roundtable_desktop.kinds.negotiation.state import (
     EDIT_RELAY,
     FLOW_MODES,
@@ -38,10 +45,82 @@ LABELS = {
     SET_LOOP_GUARD: "Loop guard", SET_GUIDANCE: "Guidance", SET_RELAY: "Relay",
     EDIT_RELAY: "Edit relay text",
 }
+GUIDANCE_TARGETS = ("observer", "planner")
 
 
-class SettingRefused(Refusal):
+class SettingRefused(ActionUnavailable):
     """A setting with a missing or bad argument; the message says which."""
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _SeatParams(_Params):
+    seat: str = ""  # ALLY or KEEPER (any case)
+
+
+class NegotiationTraitsParams(_SeatParams):
+    """set_traits: some of the seat's self-profile traits (name -> value)."""
+
+    traits: dict[str, float] = Field(default_factory=dict)
+
+
+class SeatParams(_SeatParams):
+    """set_seat: whether a person plays the seat."""
+
+    human: bool
+
+
+class FlowParams(_Params):
+    """set_flow: manual, confirm or auto."""
+
+    flow: str
+
+
+class SamplingParams(_SeatParams):
+    """set_sampling: some of the seat's sampling numbers (temperature, top_p, ...)."""
+
+    sampling: dict[str, float] = Field(default_factory=dict)
+
+
+class SideModelParams(_SeatParams):
+    """set_model: the seat's own model ("" = the session's)."""
+
+    model: str = ""
+
+
+class VoiceParams(_SeatParams):
+    """set_voice: the speech voice (None = the engine's default) and whether to read
+    the seat's replies aloud."""
+
+    voice: str | None = None
+    speak: bool = False
+
+
+class LoopGuardParams(_Params):
+    """set_loop_guard: some of threshold, window, max_trips."""
+
+    loop_guard: dict[str, float] = Field(default_factory=dict)
+
+
+class GuidanceParams(_Params):
+    """set_guidance: the guidance text for the observer or the planner."""
+
+    target: str
+    text: str = ""
+
+
+class RelayParams(_Params):
+    """set_relay: whether a side's reply lands in the other side's relay box."""
+
+    relay: bool
+
+
+class RelayTextParams(_SeatParams):
+    """edit_relay: the seat's relay box text."""
+
+    text: str = ""
 
 
 def settings_specs() -> list[ActionSpec]:
@@ -51,85 +130,91 @@ def settings_specs() -> list[ActionSpec]:
             for aid, label in LABELS.items()]
 
 
-def _seat(action: Action) -> str:
-    seat = (action.seat or "").strip().upper()
-    if seat not in SIDES:
-        raise SettingRefused(f"{LABELS[action.id]} needs a seat: ALLY or KEEPER "
-                             f"(got {action.seat!r}).")
-    return seat
+def _seat(edit_id: str, seat: str) -> str:
+    side = seat.strip().upper()
+    if side not in SIDES:
+        raise SettingRefused(f"{LABELS[edit_id]} needs a seat: ALLY or KEEPER "
+                             f"(got {seat!r}).")
+    return side
 
 
-def apply_setting(state: NegotiationState, action: Action) -> tuple[str, str]:
-    """Change the state as `action` says; returns the StateChanged (part, detail)."""
-    aid = action.id
-    if aid == SET_TRAITS:
-        seat = _seat(action)
-        if not action.traits:
+def apply_setting(state: NegotiationState, edit_id: str, params: Mapping[str, Any]) -> Edited:
+    """Change the state as the setting `edit_id` with `params` says; what changed."""
+    label = LABELS.get(edit_id)
+    if label is None:
+        raise SettingRefused(f"Unknown setting {edit_id!r}.")
+    if edit_id == SET_TRAITS:
+        traits = read_params(NegotiationTraitsParams, params, label)
+        seat = _seat(edit_id, traits.seat)
+        if not traits.traits:
             raise SettingRefused("Set self traits needs traits, e.g. {\"openness\": 4}.")
         try:
             side = state.sides[seat]
-            side.self_profile = side.self_profile.with_values(action.traits)
+            side.self_profile = side.self_profile.with_values(traits.traits)
         except (ValueError, ValidationError) as exc:
             raise SettingRefused(str(exc)) from None
         ally_self, keeper_self = state.self_snapshot()
-        moved = ", ".join(f"{k}={v:g}" for k, v in action.traits.items())
+        moved = ", ".join(f"{k}={v:g}" for k, v in traits.traits.items())
         state.log.append(LogEntry(turn=state.turn_count, who="PRESENTER", type="TRAITS",
                                   text=f"{seat} self profile: {moved}",
                                   ally_self=ally_self, keeper_self=keeper_self))
-        return "traits", seat
-    if aid == SET_SEAT:
-        seat = _seat(action)
-        state.sides[seat].human = bool(action.option)
-        return "seat", seat
-    if aid == SET_FLOW:
-        mode = action.text if action.text in FLOW_MODES else None
-        if mode is None and action.option is not None and 0 <= action.option < len(FLOW_MODES):
-            mode = FLOW_MODES[action.option]
-        if mode is None:
+        return Edited.part("traits", seat, actor_id=seat)
+    if edit_id == SET_SEAT:
+        human = read_params(SeatParams, params, label)
+        seat = _seat(edit_id, human.seat)
+        state.sides[seat].human = human.human
+        return Edited.part("seat", seat, actor_id=seat)
+    if edit_id == SET_FLOW:
+        mode = read_params(FlowParams, params, label).flow
+        if mode not in FLOW_MODES:
             raise SettingRefused(f"Flow mode must be one of {', '.join(FLOW_MODES)}.")
         state.flow = mode  # type: ignore[assignment]
-        return "flow", mode
-    if aid == SET_SAMPLING:
-        seat = _seat(action)
+        return Edited.part("flow", mode)
+    if edit_id == SET_SAMPLING:
+        sampling = read_params(SamplingParams, params, label)
+        seat = _seat(edit_id, sampling.seat)
         side = state.sides[seat]
         try:
             side.sampling = Sampling.model_validate(
-                {**side.sampling.model_dump(), **(action.traits or {})})
+                {**side.sampling.model_dump(), **sampling.sampling})
         except ValidationError as exc:
             raise SettingRefused(f"Sampling: {_first_error(exc)}") from None
-        return "sampling", seat
-    if aid == SET_MODEL:
-        seat = _seat(action)
-        state.sides[seat].model = (action.text or "").strip()
-        return "model", seat
-    if aid == SET_VOICE:
-        seat = _seat(action)
+        return Edited.part("sampling", seat, actor_id=seat)
+    if edit_id == SET_MODEL:
+        model = read_params(SideModelParams, params, label)
+        seat = _seat(edit_id, model.seat)
+        state.sides[seat].model = model.model.strip()
+        return Edited.part("model", seat, actor_id=seat)
+    if edit_id == SET_VOICE:
+        voice = read_params(VoiceParams, params, label)
+        seat = _seat(edit_id, voice.seat)
         side = state.sides[seat]
-        side.voice = (action.text or "").strip() or None
-        side.speak = bool(action.option)
-        return "voice", seat
-    if aid == SET_LOOP_GUARD:
+        side.voice = (voice.voice or "").strip() or None
+        side.speak = voice.speak
+        return Edited.part("voice", seat, actor_id=seat)
+    if edit_id == SET_LOOP_GUARD:
+        guard = read_params(LoopGuardParams, params, label)
         try:
             state.loop = LoopSettings.model_validate(
-                {**state.loop.model_dump(), **(action.traits or {})})
+                {**state.loop.model_dump(), **guard.loop_guard})
         except ValidationError as exc:
             raise SettingRefused(f"Loop guard: {_first_error(exc)}") from None
-        return "loop_guard", ""
-    if aid == SET_GUIDANCE:
-        which = (action.channel or "").strip().lower()
-        if which not in ("observer", "planner"):
+        return Edited.part("loop_guard")
+    if edit_id == SET_GUIDANCE:
+        guidance = read_params(GuidanceParams, params, label)
+        target = guidance.target.strip().lower()
+        if target not in GUIDANCE_TARGETS:
             raise SettingRefused("Guidance is for the observer or the planner "
-                                 f"(got {action.channel!r}).")
-        setattr(state, f"{which}_guidance", action.text or "")
-        return "guidance", which
-    if aid == SET_RELAY:
-        state.relay = bool(action.option)
-        return "relay", ""
-    if aid == EDIT_RELAY:
-        seat = _seat(action)
-        state.sides[seat].input_text = action.text or ""
-        return "relay", seat
-    raise SettingRefused(f"Unknown setting {aid!r}.")
+                                 f"(got {guidance.target!r}).")
+        setattr(state, f"{target}_guidance", guidance.text)
+        return Edited.part("guidance", target)
+    if edit_id == SET_RELAY:
+        state.relay = read_params(RelayParams, params, label).relay
+        return Edited.part("relay")
+    relay = read_params(RelayTextParams, params, label)  # EDIT_RELAY
+    seat = _seat(edit_id, relay.seat)
+    state.sides[seat].input_text = relay.text
+    return Edited.part("relay", seat, actor_id=seat)
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -57,13 +57,14 @@ OUTCOMES: tuple[str, ...] = ("released", "terminated", "stalled")
 Outcome = Literal["released", "terminated", "stalled"]
 
 
-# Action ids (kinds/negotiation/session.py performs them; docs: /tmp/briefs/negotiation_api.md).
+# Action ids (kinds/negotiation/session.py performs them); EDIT_DRAFT is an edit.
 TAKE_TURN = "take_turn"
 PICK_OPTION = "pick_option"
 EDIT_DRAFT = "edit_draft"
 SEND_DRAFT = "send_draft"
 ADJUDICATE = "adjudicate"
-# Settings: accepted by perform() at any time (even while a turn runs), not on the toolbar.
+# Settings: edits (kinds/negotiation/settings.py) accepted at any time (even while a turn
+# runs), not on the toolbar.
 SET_TRAITS = "set_traits"
 SET_SEAT = "set_seat"
 SET_FLOW = "set_flow"

@@ -1,23 +1,25 @@
 """Edits to a roundtable meeting's seats: change an actor, add one, remove one.
 
-The Actors dock edits actors through these functions only, so the rules live in the
-engine: exactly one administrator, seated first; 2..7 actors; unique, well-formed ids;
-no edits once the meeting has ended; the actor whose turn it is stays seated. Each
-function validates everything first and then changes `state` in place (the session owns
-that object), so a refused edit leaves the meeting untouched. The change shows up in the
-next payload because payloads are rendered from the state.
-`announce_actor_edit` tells the session's listeners (the store records a checkpoint, the
-UI refreshes). Must not import Qt, render documents or call a model.
+The Actors dock makes them as the session's `edit_actors` edit (SessionProtocol.edit:
+announced and checkpointed like an action); `apply_actor_edit` reads its params
+(`ActorEditParams`: change update / add / remove) and calls the functions below, so the
+rules live in the engine: exactly one administrator, seated first; 2..7 actors; unique,
+well-formed ids; no edits once the meeting has ended; the actor whose turn it is stays
+seated. Each function validates everything first and then changes `state` in place (the
+session owns that object), so a refused edit leaves the meeting untouched. The change
+shows up in the next payload because payloads are rendered from the state.
+Must not import Qt, render documents, emit events or call a model.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from roundtable_desktop.domain.events import ActionFinished, ActionStarted, StateChanged
-from roundtable_desktop.engine.base import SessionProtocol
+from roundtable_desktop.engine.base import ActionSpec, ActionUnavailable, Edited
+from roundtable_desktop.engine.params import read_params
 from roundtable_desktop.kinds.roundtable.actors import Actor, Role
 from roundtable_desktop.kinds.roundtable.meeting import MeetingState
 
@@ -30,8 +32,62 @@ EDITABLE_FIELDS = frozenset(
 )
 
 
-class ActorEditError(ValueError):
+class ActorEditError(ActionUnavailable, ValueError):
     """The edit breaks a meeting rule; the message says which and what to do."""
+
+
+class ActorEditParams(BaseModel):
+    """The params of `edit_actors`: `update` sets `fields` of `actor_id`; `add` seats a
+    new actor (`fields` override the guest seat's defaults); `remove` unseats
+    `actor_id`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    change: Literal["update", "add", "remove"]
+    actor_id: str | None = None
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+def actor_edit_spec(state: MeetingState) -> ActionSpec:
+    """The `edit_actors` edit as offered now (it waits while a call runs)."""
+    why = "The meeting has ended; its actors can no longer be changed." if state.ended else ""
+    return ActionSpec(id=EDIT_ACTION, label="Edit actors", enabled=not why, reason=why)
+
+
+def apply_actor_edit(state: MeetingState, params: Mapping[str, Any]) -> Edited:
+    """Make the `edit_actors` edit `params` describe; what changed, in one sentence."""
+    edit = read_params(ActorEditParams, params, "Edit actors")
+    if edit.change == "add":
+        added = add_actor(state, {**guest_actor(state), **edit.fields})
+        return _announced(f"{added.name} joined the table; edit their prompt below.",
+                          added.id)
+    if edit.actor_id is None:
+        raise ActorEditError(f"Edit actors needs the actor_id of the actor to {edit.change}.")
+    if edit.change == "remove":
+        gone = remove_actor(state, edit.actor_id)
+        return _announced(f"{gone.name} left the table.", gone.id)
+    actor = update_actor(state, edit.actor_id, **edit.fields)
+    if set(edit.fields) == {"human"}:
+        return _announced(f"{actor.name} is a human seat now: their replies are written in "
+                          "Human seat." if actor.human else
+                          f"The model writes {actor.name}'s replies again.", actor.id)
+    return _announced(f"{actor.name} was edited.", actor.id)
+
+
+def _announced(message: str, actor_id: str) -> Edited:
+    return Edited.part("actors", message, message=message, actor_id=actor_id)
+
+
+def guest_actor(state: MeetingState) -> dict[str, Any]:
+    """The fields of a new guest seat: an id no one uses and a prompt to edit."""
+    return {
+        "id": new_actor_id(state),
+        "name": f"Guest {len(state.actors) + 1}",
+        "personality": "Curious and concise.",
+        "goal": "Recommend videos that fit the user's stated interests.",
+        "grounding": "Only recommend candidates that are visible in the context window.",
+        "interests": list(state.user.interests[:2]),
+    }
 
 
 def update_actor(state: MeetingState, actor_id: str, **fields: Any) -> Actor:
@@ -53,16 +109,18 @@ def update_actor(state: MeetingState, actor_id: str, **fields: Any) -> Actor:
     return updated
 
 
-def add_actor(state: MeetingState, actor: Actor) -> Actor:
+def add_actor(state: MeetingState, actor: Actor | Mapping[str, Any]) -> Actor:
     """Seat a new participant at the end of the table."""
     _require_open(state)
     if len(state.actors) >= MAX_ACTORS:
         raise ActorEditError(
             f"The table is full: a meeting has at most {MAX_ACTORS} actors. Remove one first."
         )
-    if state.actor_by_id(actor.id) is not None:
-        raise ActorEditError(f"An actor with id {actor.id!r} is already seated; pick another id.")
-    added = _validated(_normalized(actor.model_dump()))
+    data = actor.model_dump() if isinstance(actor, Actor) else dict(actor)
+    if state.actor_by_id(str(data.get("id"))) is not None:
+        raise ActorEditError(f"An actor with id {data.get('id')!r} is already seated; "
+                             "pick another id.")
+    added = _validated(_normalized(data))
     actors = [*state.actors, added]
     _check_roster(actors)
     state.actors = actors
@@ -103,17 +161,6 @@ def new_actor_id(state: MeetingState, base: str = "guest") -> str:
     while f"{base}-{n}" in taken:
         n += 1
     return f"{base}-{n}"
-
-
-def announce_actor_edit(session: SessionProtocol, detail: str) -> None:
-    """Tell listeners the seats changed: the UI refreshes and the store checkpoints it.
-
-    Emitted as a finished action so the recorder saves the state (an edit is a user
-    action, and nothing the user did may be lost on a crash).
-    """
-    session.emit(ActionStarted(action=EDIT_ACTION))
-    session.emit(StateChanged(part="actors", detail=detail))
-    session.emit(ActionFinished(action=EDIT_ACTION, ok=True, message=detail))
 
 
 # -- validation -----------------------------------------------------------------------

@@ -4,7 +4,8 @@ Turn rules (seed 001): Infer makes exactly one model call for the current actor 
 parses only that reply. Run tools executes the parsed calls (never calling the model),
 then advances if the actor passed, or re-infers the same actor otherwise. Next turn
 advances. Nothing advances by itself: Auto runs at most the steps the user gave and
-Stop cancels it. `endMeeting` / `finalizeMeeting` freeze the meeting.
+Stop cancels it. `endMeeting` / `finalizeMeeting` freeze the meeting. The Actors dock's
+seat edits are the `edit_actors` edit (kinds/roundtable/edit.py), made through `edit()`.
 Must not import Qt, and must not render, parse or execute tools itself.
 """
 
@@ -40,6 +41,8 @@ from roundtable_desktop.engine.base import (
     Action,
     ActionSpec,
     ActionUnavailable,
+    Edit,
+    Edited,
     PendingPayload,
     SessionProtocol,
 )
@@ -50,6 +53,11 @@ from roundtable_desktop.kinds.roundtable.document import (
     ToolLine,
     build_roundtable_document,
     serialize_roundtable_document,
+)
+from roundtable_desktop.kinds.roundtable.edit import (
+    EDIT_ACTION,
+    actor_edit_spec,
+    apply_actor_edit,
 )
 from roundtable_desktop.kinds.roundtable.mcp import attach_mcp, detach_mcp
 from roundtable_desktop.kinds.roundtable.meeting import (
@@ -184,6 +192,14 @@ class RoundtableSession(SessionProtocol):
             *self.common_specs(auto_why=ended),
             spec(SEND, "Send as human", send_why, "Ctrl+Shift+Return", needs_text=True),
         ]
+
+    def edit_specs(self) -> list[ActionSpec]:
+        return [actor_edit_spec(self.state)]
+
+    def _edit(self, edit: Edit) -> Edited:
+        if edit.id == EDIT_ACTION:
+            return apply_actor_edit(self.state, edit.params)
+        return super()._edit(edit)
 
     async def _perform(self, action: Action) -> bool:
         if action.id == "infer":

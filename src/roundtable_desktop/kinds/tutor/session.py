@@ -11,7 +11,8 @@ ends with `max_reached` by rule. In an end phase the debrief call runs and ends 
 Events mirror the reference pipeline: tokens are TokenReceived, a redaction is
 StateChanged(part="redact") plus a warning Notice, and "done" is StateChanged(part="done")
 whose detail is the JSON `{"phase_transition", "next_phase", "exchanges_count"}` (a
-dialogue reply) or `{"debrief_complete": true}`. Must not import Qt.
+dialogue reply) or `{"debrief_complete": true}`. The Teacher view's budget is the
+`set_budget` edit (kinds/tutor/edit.py). Must not import Qt.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from typing import Any
 from roundtable_desktop.context.layers import PromptSnapshot
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus
 from roundtable_desktop.domain.events import (
-    ActionFinished,
-    ActionStarted,
     Notice,
     SessionEnded,
     StateChanged,
@@ -35,6 +34,8 @@ from roundtable_desktop.engine.base import (
     Action,
     ActionSpec,
     ActionUnavailable,
+    Edit,
+    Edited,
     PendingPayload,
     SessionProtocol,
 )
@@ -43,6 +44,7 @@ from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
 from roundtable_desktop.engine.payloads import chat_payload
 from roundtable_desktop.engine.structured_call import call_structured
 from roundtable_desktop.kinds.tutor.cartridge import FreeformPhase, StaticPhase
+from roundtable_desktop.kinds.tutor.edit import SET_BUDGET, apply_budget_edit, budget_edit_spec
 from roundtable_desktop.kinds.tutor.prompts import take_tutor_snapshot
 from roundtable_desktop.kinds.tutor.requests import (
     TOOL_REFUSALS,
@@ -140,15 +142,13 @@ class TutorSession(SessionProtocol):
     def progress(self) -> int:
         return self.state.replies
 
-    def set_budget(self, tokens: int) -> None:
-        """The dialogue's token budget (default 100K). Announced as an action of its own,
-        so the store checkpoints the new budget at once."""
-        if tokens < 1:
-            raise ActionUnavailable("The budget must be at least one token.")
-        self.emit(ActionStarted(action="set_budget"))
-        self.state.budget_tokens = tokens
-        self.emit(StateChanged(part="budget", detail=str(tokens)))
-        self.emit(ActionFinished(action="set_budget", ok=True, message=f"{tokens:,} tokens"))
+    def edit_specs(self) -> list[ActionSpec]:
+        return [budget_edit_spec()]
+
+    def _edit(self, edit: Edit) -> Edited:
+        if edit.id == SET_BUDGET:
+            return apply_budget_edit(self.state, edit.params)
+        return super()._edit(edit)
 
     # -- payloads ---------------------------------------------------------------------------
     def snapshot(self) -> PromptSnapshot:

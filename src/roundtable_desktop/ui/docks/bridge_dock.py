@@ -1,11 +1,13 @@
 """The base of every dock: a closable QDockWidget bound to the EngineBridge.
 
 It fixes the object name (the window saves the layout by it), refreshes on
-`sessionChanged`, and coalesces bursts of engine signals into one refresh per pass of
-the event loop (running tools emits several `stateChanged` in a row). Docks that paint
-their own colours read `theme_palette()` and redraw in `_on_theme_changed()`. A dock of
-a kind the window no longer shows is `retire()`d before it is deleted, so it stops
-following the bridge at once (the session it would read next is of another kind).
+`sessionChanged`, makes an editor's change through `edit_session` (the session's
+`edit`: the one way a dock changes a session's state), and coalesces bursts of engine
+signals into one refresh per pass of the event loop (running tools emits several
+`stateChanged` in a row). Docks that paint their own colours read `theme_palette()` and
+redraw in `_on_theme_changed()`. A dock of a kind the window no longer shows is
+`retire()`d before it is deleted, so it stops following the bridge at once (the session
+it would read next is of another kind).
 Must hold no engine logic and never reach into protocol internals.
 """
 
@@ -19,7 +21,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QDockWidget, QWidget
 
-from roundtable_desktop.engine.base import SessionProtocol
+from roundtable_desktop.engine.base import ActionUnavailable, Edit, Edited, SessionProtocol
 from roundtable_desktop.ui.bridge import EngineBridge
 
 S = TypeVar("S")
@@ -63,6 +65,16 @@ class BridgeDock(QDockWidget):
         if self.bridge.read_only or self.bridge.handle is None:
             return None
         return self.bridge.handle.session
+
+    def edit_session(self, edit: Edit) -> Edited:
+        """Make `edit` on the live session (announced and checkpointed by the engine).
+        Raises a Refusal saying why it was not made: replay, no session, or the
+        session's own reason; nothing changed then."""
+        session = self.live_session()
+        if session is None:
+            raise ActionUnavailable("Replay is read-only." if self.bridge.read_only
+                                    else "No session is running.")
+        return session.edit(edit)
 
     # -- theme --------------------------------------------------------------------------
     def theme_palette(self) -> QPalette:

@@ -5,7 +5,7 @@ locked cards are greyed and cannot be selected. Detail: the selected card's name
 handle and suite and one sentence for each of the six dimensions, with "Add to hand".
 Hand: 3-8 cards, the topic, the mode (Blitz: table rounds and merges; Classical: a
 conversation with plans and interruptions) and Deal (Ctrl+Return), which performs
-Action(id="deal", cards=[ids], text=topic) on the shown debate when it is of this deck
+Action(id="deal", params={"cards": [ids]}, text=topic) on the shown debate when it is of this deck
 and mode and not under way yet; otherwise it starts a new debate of this deck in that
 mode (the session option `mode`) and deals there.
 A hand that cannot be dealt is refused here with the engine's own reason.
@@ -362,7 +362,7 @@ class DebateCardsDock(DebateDock):
         if state is not None and state.deck == deck.name and state.mode == self.mode() \
                 and spec is not None and spec.enabled:
             self.reason.setText(f"Dealt {len(self._hand)} cards.")
-            self.perform(Action(id="deal", cards=list(self._hand), text=topic))
+            self.perform(Action(id="deal", params={"cards": list(self._hand)}, text=topic))
             return True
         if self.runner is None:
             self.reason.setText("No session runner: cannot start a debate.")
@@ -380,7 +380,7 @@ class DebateCardsDock(DebateDock):
             return
         _, cards, topic = pending
         self.reason.setText(f"Dealt {len(cards)} cards.")
-        self.perform(Action(id="deal", cards=cards, text=topic))
+        self.perform(Action(id="deal", params={"cards": cards}, text=topic))
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:

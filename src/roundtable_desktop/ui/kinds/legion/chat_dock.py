@@ -359,7 +359,7 @@ class LegionChatDock(LegionDock):
             return
         action_id = self._action_id()
         self.perform(Action(id=action_id, text=text,
-                            channel=self._channel if action_id == SEND else None))
+                            params={"channel": self._channel} if action_id == SEND else {}))
         self.editor.clear()
 
 

@@ -2,8 +2,9 @@
 each with the mode its band gives), the diary of its last turn with the quiet lines of
 the turns it stayed silent, and the speed slider for predicted response times.
 
-Edits go through kinds/legion/edit.py (validated there, announced as edits, so the
-store checkpoints them); a refused edit shows its sentence here. The speed slider
+Edits are the session's `edit_minion` edit (kinds/legion/edit.py validates them; the
+engine announces them, so the store checkpoints them); a refused edit shows its sentence
+here. The speed slider
 compresses the minions' predicted response times for a demo (0 posts at once).
 Must hold no engine logic.
 """
@@ -27,13 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roundtable_desktop.kinds.legion.edit import (
-    MAX_SPEED,
-    LegionEditError,
-    set_model,
-    set_scores,
-    set_speed,
-)
+from roundtable_desktop.domain.refusal import Refusal
+from roundtable_desktop.engine.base import Edit
+from roundtable_desktop.kinds.legion.edit import EDIT_ACTION, MAX_SPEED
 from roundtable_desktop.kinds.legion.state import (
     MAX_SCORE,
     MIN_SCORE,
@@ -227,14 +224,14 @@ class LegionMinionDock(LegionDock):
             widget.setEnabled(not why)
             widget.setToolTip(why)
 
-    def _edit(self, change) -> None:  # type: ignore[no-untyped-def]
-        session = self.live_legion()
-        if session is None:
+    def _edit(self, **params: object) -> None:
+        """The `edit_minion` edit; a refusal's reason is shown under the form."""
+        if self.live_legion() is None:
             return
         try:
-            change(session)
-        except LegionEditError as exc:
-            self.error.setText(str(exc))
+            self.edit_session(Edit(id=EDIT_ACTION, params=params))
+        except Refusal as exc:
+            self.error.setText(exc.message)
         else:
             self.error.clear()
 
@@ -257,7 +254,7 @@ class LegionMinionDock(LegionDock):
         changed = {p: spin.value() for p, spin in self._spins.items()
                    if current.get(p) != spin.value()}
         if changed:
-            self._edit(lambda session: set_scores(session, name, changed))
+            self._edit(change="scores", minion=name, scores=changed)
 
     def _on_model_editing_finished(self) -> None:
         state, name = self.legion(), self._minion
@@ -265,7 +262,7 @@ class LegionMinionDock(LegionDock):
             return
         wanted = self.model.text().strip() or None
         if state.minion(name).model != wanted:
-            self._edit(lambda session: set_model(session, name, wanted))
+            self._edit(change="model", minion=name, model=wanted)
 
     def _on_speed_value_changed(self, value: int) -> None:
         self.speed_label.setText(_speed_words(value / SPEED_STEPS))
@@ -276,7 +273,7 @@ class LegionMinionDock(LegionDock):
         state = self.legion()
         speed = self.speed.value() / SPEED_STEPS
         if state is not None and state.speed != speed:
-            self._edit(lambda session: set_speed(session, speed))
+            self._edit(change="speed", speed=speed)
 
 
 def _tools_words(session: object) -> str:

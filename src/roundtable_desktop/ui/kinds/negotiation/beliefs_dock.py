@@ -4,7 +4,7 @@ it, and the beliefs and influence over turns.
 Tabs: one per side (negotiation_trait_panel.py: a self slider per trait with the
 observer's value marked on it and written beside it, and the observer's tone and
 rationale), then "Over turns" (negotiation_beliefs_plot.py). Letting go of a slider
-performs `set_traits` for that side at once: the engine changes the side's very next
+makes the `set_traits` edit for that side at once: the engine changes the side's very next
 system prompt (the context view shows it before anything is sent) and records it. The
 sliders follow the state on every beliefs, traits or message change; they are disabled
 in replay and once the game is adjudicated, saying why. The body scrolls when the
@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFrame, QScrollArea, QTabWidget, QWidget
 
 from roundtable_desktop.domain.events import StateChanged
-from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.base import Edit
 from roundtable_desktop.kinds.negotiation.state import SET_TRAITS, SIDES
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.kinds.negotiation.beliefs_plot import BeliefsPlot, side_inks
@@ -86,7 +86,7 @@ class NegotiationBeliefsDock(NegotiationDock):
 
     # -- slots ------------------------------------------------------------------------------
     def _on_panel_traits_edited(self, side: str, traits: dict) -> None:
-        self.perform_setting(Action(id=SET_TRAITS, seat=side, traits=dict(traits)))
+        self.edit_setting(Edit(id=SET_TRAITS, params={"seat": side, "traits": dict(traits)}))
 
 
 def _scrolled(panel: QWidget) -> QScrollArea:

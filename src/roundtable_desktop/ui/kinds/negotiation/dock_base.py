@@ -3,12 +3,11 @@
 It reads the shown session's `state` only when it is a NegotiationState (the docks of
 the negotiation are shown for negotiation sessions, live or replayed), follows every
 engine event (a StateChanged's `detail` names the side that changed, which the bridge's
-`stateChanged(part)` signal drops) and performs actions two ways: turn actions (take,
-pick, edit, send) as the toolbar does, through the window's SessionRunner; settings
-(sliders, seats, flow, voices ...) through the runner when it is idle, else straight on
-the session in a task of the dock's own, since the engine accepts settings while a turn
-runs and the runner lets only one action run at a time. Must hold no engine logic and
-never write the state itself.
+`stateChanged(part)` signal drops), performs turn actions (take, pick, send) as the
+toolbar does, through the window's SessionRunner, and makes settings (sliders, seats,
+flow, voices ...) and draft edits as the session's edits (`edit_setting`: at once, also
+while a turn runs, since the engine accepts settings then; a refusal goes to the window's
+banner). Must hold no engine logic and never write the state itself.
 """
 
 from __future__ import annotations
@@ -21,7 +20,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
-from roundtable_desktop.engine.base import Action, ActionUnavailable
+from roundtable_desktop.domain.refusal import Refusal
+from roundtable_desktop.engine.base import Action, ActionUnavailable, Edit
 from roundtable_desktop.kinds.negotiation.state import NegotiationState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, shown_state
@@ -38,7 +38,7 @@ class NegotiationDock(BridgeDock):
                  parent: QWidget | None = None, *, runner: SessionRunner | None = None) -> None:
         super().__init__(title, object_name, bridge, parent)
         self.runner = runner
-        self._tasks: set[asyncio.Task[Any]] = set()  # settings performed beside a turn
+        self._tasks: set[asyncio.Task[Any]] = set()  # turn actions with no runner (tests)
         bridge.eventReceived.connect(self._on_bridge_event_received)
 
     # -- reading ----------------------------------------------------------------------------
@@ -65,14 +65,18 @@ class NegotiationDock(BridgeDock):
         else:
             self._spawn(action)
 
-    def perform_setting(self, action: Action) -> None:
-        """A setting: through the runner when it is idle, else beside the running turn."""
+    def edit_setting(self, edit: Edit) -> None:
+        """A setting or the draft's text, made at once as the session's edit; a refusal
+        is said in the window's banner (as a refused action is)."""
         if self.blocked():
             return
-        if self.runner is not None and not self.runner.acting():
-            self.runner.perform(action)
-        else:
-            self._spawn(action)
+        try:
+            self.edit_session(edit)
+        except Refusal as exc:
+            if self.runner is not None:
+                self.runner.failed.emit("warning", exc.message, exc.hint)
+            else:
+                log.info("edit refused: %s", exc.message)
 
     def _spawn(self, action: Action) -> None:
         session = self.live_session()
@@ -89,7 +93,7 @@ class NegotiationDock(BridgeDock):
         exc = task.exception()
         if isinstance(exc, ActionUnavailable):
             # The engine already said why in a Notice when it could; log the rest.
-            log.info("setting refused: %s", exc)
+            log.info("action refused: %s", exc)
         elif exc is not None:
             sys.excepthook(type(exc), exc, exc.__traceback__)
 

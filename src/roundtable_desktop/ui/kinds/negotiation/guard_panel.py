@@ -7,7 +7,7 @@
 - Guidance: optional texts for the observer and the planner, put into their next
   prompts when applied (set_guidance; Apply is enabled while a text differs from the
   state's).
-Each edit is emitted as `edited(Action)`; the dock performs it. Must hold no engine logic.
+Each edit is emitted as `edited(Edit)`; the dock makes it. Must hold no engine logic.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.base import Edit
 from roundtable_desktop.kinds.negotiation.state import (
     SET_GUIDANCE,
     SET_LOOP_GUARD,
@@ -40,7 +40,7 @@ CHANNELS = ("observer", "planner")
 
 
 class GuardPanel(QWidget):
-    edited = Signal(object)  # Action
+    edited = Signal(object)  # Edit
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -155,12 +155,12 @@ class GuardPanel(QWidget):
             return
         value = {"threshold": self.threshold_spin.value(), "window": self.window_spin.value(),
                  "max_trips": self.trips_spin.value()}[key]
-        self.edited.emit(Action(id=SET_LOOP_GUARD, traits={key: float(value)}))
+        self.edited.emit(Edit(id=SET_LOOP_GUARD, params={"loop_guard": {key: float(value)}}))
 
     def _on_relay_check_toggled(self, on: bool) -> None:
         if not self._filling:
-            self.edited.emit(Action(id=SET_RELAY, option=1 if on else 0))
+            self.edited.emit(Edit(id=SET_RELAY, params={"relay": on}))
 
     def _on_apply_clicked(self, channel: str) -> None:
         text = self.guidance_edits[channel].toPlainText().strip()
-        self.edited.emit(Action(id=SET_GUIDANCE, channel=channel, text=text))
+        self.edited.emit(Edit(id=SET_GUIDANCE, params={"target": channel, "text": text}))

@@ -10,7 +10,7 @@
 - Sampling and model (folded by default): temperature, top_p, presence and frequency
   penalty, max_tokens (set_sampling) and the side's model (set_model; empty = the
   session's).
-Each edit is emitted as `edited(Action)`; the dock performs it. Must hold no engine logic.
+Each edit is emitted as `edited(Edit)`; the dock makes it. Must hold no engine logic.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.base import Edit
 from roundtable_desktop.kinds.negotiation.state import (
     EDIT_RELAY,
     SET_MODEL,
@@ -52,7 +52,7 @@ SAMPLING = (("temperature", "Temperature", 0.0, 2.0, 0.05, 2),
 
 
 class SeatPanel(QWidget):
-    edited = Signal(object)  # Action
+    edited = Signal(object)  # Edit
     sendRequested = Signal(str, str)  # side, text
 
     def __init__(self, side: str, parent: QWidget | None = None) -> None:
@@ -211,7 +211,7 @@ class SeatPanel(QWidget):
     # -- slots ------------------------------------------------------------------------------
     def _on_human_check_toggled(self, on: bool) -> None:
         if not self._filling:
-            self.edited.emit(Action(id=SET_SEAT, seat=self.side, option=1 if on else 0))
+            self.edited.emit(Edit(id=SET_SEAT, params={"seat": self.side, "human": on}))
 
     def _on_relay_box_text_changed(self) -> None:
         if not self._filling and self.relay_box.toPlainText() != self._relay_loaded:
@@ -221,7 +221,7 @@ class SeatPanel(QWidget):
         text = self.relay_box.toPlainText()
         if text != self._relay_loaded:
             self._relay_loaded = text
-            self.edited.emit(Action(id=EDIT_RELAY, seat=self.side, text=text))
+            self.edited.emit(Edit(id=EDIT_RELAY, params={"seat": self.side, "text": text}))
 
     def _on_send_clicked(self) -> None:
         if not self.send_now():
@@ -231,8 +231,8 @@ class SeatPanel(QWidget):
         if self._filling:
             return
         voice = self.voice_combo.currentData() or None
-        self.edited.emit(Action(id=SET_VOICE, seat=self.side, text=voice,
-                                option=1 if self.speak_check.isChecked() else 0))
+        self.edited.emit(Edit(id=SET_VOICE, params={
+            "seat": self.side, "voice": voice, "speak": self.speak_check.isChecked()}))
 
     def _on_fold_button_toggled(self, open_: bool) -> None:
         self.sampling_box.setVisible(open_)
@@ -243,11 +243,11 @@ class SeatPanel(QWidget):
         model = self.model_edit.text().strip()
         if not self._filling and model != self._model_loaded:
             self._model_loaded = model
-            self.edited.emit(Action(id=SET_MODEL, seat=self.side, text=model))
+            self.edited.emit(Edit(id=SET_MODEL, params={"seat": self.side, "model": model}))
 
     def _on_sampling_changed(self, key: str) -> None:
         if self._filling:
             return
         spin = self.sampling_spins[key]
-        self.edited.emit(Action(id=SET_SAMPLING, seat=self.side,
-                                traits={key: float(spin.value())}))
+        self.edited.emit(Edit(id=SET_SAMPLING, params={
+            "seat": self.side, "sampling": {key: float(spin.value())}}))

@@ -37,7 +37,7 @@ from roundtable_desktop.domain.events import (
     SessionEnded,
     StateChanged,
 )
-from roundtable_desktop.engine.base import SEND, Action, ActionSpec
+from roundtable_desktop.engine.base import SEND, Action, ActionSpec, Edit
 from roundtable_desktop.kinds.negotiation.state import (
     EDIT_DRAFT,
     FLOW_MODES,
@@ -116,12 +116,12 @@ class NegotiationSequencerDock(NegotiationDock):
         self.tabs.setDocumentMode(True)
         for side in SIDES:
             seat = SeatPanel(side)
-            seat.edited.connect(self.perform_setting)
+            seat.edited.connect(self.edit_setting)
             seat.sendRequested.connect(self._on_seat_send_requested)
             self.seats[side] = seat
             self.tabs.addTab(seat, side)
         self.guard = GuardPanel()
-        self.guard.edited.connect(self.perform_setting)
+        self.guard.edited.connect(self.edit_setting)
         self.tabs.addTab(self.guard, "Loop and guidance")
 
         body = QWidget()
@@ -256,14 +256,13 @@ class NegotiationSequencerDock(NegotiationDock):
 
     # -- slots --------------------------------------------------------------------------------
     def _on_flow_group_clicked(self, index: int) -> None:
-        self.perform_setting(Action(id=SET_FLOW, option=index))
+        self.edit_setting(Edit(id=SET_FLOW, params={"flow": FLOW_MODES[index]}))
 
     def _on_turn_picked(self, index: int) -> None:
         self.perform_turn(Action(id=PICK_OPTION, option=index))
 
     def _on_turn_draft_edited(self, text: str) -> None:
-        # Kept like a setting: through the runner when idle, else beside what runs.
-        self.perform_setting(Action(id=EDIT_DRAFT, text=text))
+        self.edit_setting(Edit(id=EDIT_DRAFT, params={"text": text}))
 
     def _on_turn_send_requested(self, text: str) -> None:
         self.perform_turn(Action(id=SEND_DRAFT, text=text if text.strip() else None))

@@ -6,7 +6,7 @@ one scale. `TraitPanel` lays the 11 rows out as a grid (trait, slider, self valu
 observed value) with the observer's tone and rationale under them, and emits
 `traitsEdited(side, {trait: value})` when the presenter lets go of a slider (or after a
 short pause for keys and the wheel), never while the panel is being filled from the
-state. Must hold no engine logic: the dock performs the edit.
+state. Must hold no engine logic: the dock makes the edit.
 """
 
 from __future__ import annotations

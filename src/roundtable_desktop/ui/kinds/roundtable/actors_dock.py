@@ -4,14 +4,14 @@ The list marks the current actor (bold, a ▶ marker) with their role, human sea
 model overrides; its rows take their size from the list's font, so they follow zoom.
 The editor changes an actor's prompt fields, model and role (Apply changes), and adds or
 removes actors; the Human seat tick applies at once (the window then brings the Human
-seat dock forward when it is that seat's turn). Every edit goes through
-kinds/roundtable/edit.py (which enforces the meeting rules), never by touching the
-state itself. Edits are disabled in replay,
+seat dock forward when it is that seat's turn). Every edit is the session's
+`edit_actors` edit (kinds/roundtable/edit.py enforces the meeting rules), never a touch
+of the state itself; the engine's sentence about it is shown. Edits are disabled in replay,
 while a call runs and after the meeting ended; a disabled button's tooltip says why.
 The three prompt fields share one tabbed editor that takes the dock's spare height, so
 each stays several lines tall; when the dock is short the form scrolls (vertically only,
 following the focused field) instead of squeezing the editors.
-Must hold no engine logic besides calling those edit functions.
+Must hold no engine logic.
 """
 
 from __future__ import annotations
@@ -37,17 +37,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roundtable_desktop.engine.base import SessionProtocol
+from roundtable_desktop.domain.refusal import Refusal
+from roundtable_desktop.engine.base import Edit, Edited
 from roundtable_desktop.kinds.roundtable.actors import Actor, Role
-from roundtable_desktop.kinds.roundtable.edit import (
-    MAX_ACTORS,
-    ActorEditError,
-    add_actor,
-    announce_actor_edit,
-    new_actor_id,
-    remove_actor,
-    update_actor,
-)
+from roundtable_desktop.kinds.roundtable.edit import EDIT_ACTION, MAX_ACTORS
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
 from roundtable_desktop.ui.kinds.roundtable.dock_base import RoundtableDock
@@ -298,24 +291,18 @@ class ActorsDock(RoundtableDock):
 
     def _on_human_check_toggled(self, checked: bool) -> None:
         """The seat changes hands at once: no Apply needed, other edits stay pending."""
-        state, session = self.state(), self.live_session()
-        if self._loading or state is None or session is None or self._selected_id is None:
+        if self._loading or self.state() is None or self._selected_id is None:
             return
-        try:
-            actor = update_actor(state, self._selected_id, human=checked)
-        except ActorEditError as exc:
-            self._say(str(exc), error=True)
+        done = self._edit("update", self._selected_id, {"human": checked})
+        if done is None:
             self._loading = True  # put the tick back without coming here again
             self.human_check.setChecked(not checked)
             self._loading = False
             return
-        self._finish_edit(session, f"{actor.name} is a human seat now: their replies are "
-                          "written in Human seat." if checked else
-                          f"The model writes {actor.name}'s replies again.")
+        self._finish_edit(done.message)
 
     def _on_apply_clicked(self) -> None:
-        state, session = self.state(), self.live_session()
-        if state is None or session is None or self._selected_id is None:
+        if self.state() is None or self._selected_id is None:
             return
         fields = {
             "name": self.name_edit.text(),
@@ -327,56 +314,47 @@ class ActorsDock(RoundtableDock):
             "grounding": self.grounding_edit.toPlainText(),
             "interests": self.interests_edit.text(),
         }
-        try:
-            actor = update_actor(state, self._selected_id, **fields)
-        except ActorEditError as exc:
-            self._say(str(exc), error=True)
+        done = self._edit("update", self._selected_id, fields)
+        if done is None:
             return
         self._dirty = False
-        self._finish_edit(session, f"{actor.name} was edited.")
+        self._finish_edit(done.message)
 
     def _on_revert_clicked(self) -> None:
         self.message_label.clear()
         self._load_form()
 
     def _on_add_clicked(self) -> None:
-        state, session = self.state(), self.live_session()
-        if state is None or session is None:
+        if self.state() is None:
             return
-        actor_id = new_actor_id(state)
-        number = len(state.actors) + 1
-        actor = Actor(
-            id=actor_id,
-            name=f"Guest {number}",
-            personality="Curious and concise.",
-            goal="Recommend videos that fit the user's stated interests.",
-            grounding="Only recommend candidates that are visible in the context window.",
-            interests=list(state.user.interests[:2]),
-        )
-        try:
-            add_actor(state, actor)
-        except ActorEditError as exc:
-            self._say(str(exc), error=True)
+        done = self._edit("add")
+        if done is None:
             return
-        self._selected_id = actor_id
+        self._selected_id = done.actor_id
         self._dirty = False
-        self._finish_edit(session, f"{actor.name} joined the table; edit their prompt below.")
+        self._finish_edit(done.message)
 
     def _on_remove_clicked(self) -> None:
-        state, session = self.state(), self.live_session()
-        if state is None or session is None or self._selected_id is None:
+        if self.state() is None or self._selected_id is None:
             return
-        try:
-            actor = remove_actor(state, self._selected_id)
-        except ActorEditError as exc:
-            self._say(str(exc), error=True)
+        done = self._edit("remove", self._selected_id)
+        if done is None:
             return
         self._selected_id = None
         self._dirty = False
-        self._finish_edit(session, f"{actor.name} left the table.")
+        self._finish_edit(done.message)
 
-    def _finish_edit(self, session: SessionProtocol, message: str) -> None:
-        announce_actor_edit(session, message)
+    def _edit(self, change: str, actor_id: str | None = None,
+              fields: dict[str, object] | None = None) -> Edited | None:
+        """The `edit_actors` edit as made, or None when refused (the reason is shown)."""
+        try:
+            return self.edit_session(Edit(id=EDIT_ACTION, params={
+                "change": change, "actor_id": actor_id, "fields": fields or {}}))
+        except Refusal as exc:
+            self._say(exc.message, error=True)
+            return None
+
+    def _finish_edit(self, message: str) -> None:
         self._say(message, error=False)
         self.refresh()
         self.actorsEdited.emit()

@@ -8,6 +8,7 @@ the bridge's kind-neutral view. Must hold no engine logic.
 
 from __future__ import annotations
 
+from roundtable_desktop.kinds.roundtable.edit import EDIT_ACTION
 from roundtable_desktop.kinds.roundtable.meeting import MeetingState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, shown_state
@@ -33,10 +34,8 @@ class RoundtableDock(BridgeDock):
             return "No session is running."
         if session.ended:
             return "The meeting has ended."
-        if session.busy:
-            return "A call is running; wait for it or press Stop."
-        # Auto flow runs tools between calls; the protocol says so through its actions.
-        turn = next((a for a in session.actions() if a.id == "next_turn"), None)
-        if turn is not None and not turn.enabled:
-            return turn.reason or "The session is busy."
+        # A call or Auto running: the engine says so through the edit it offers.
+        spec = next((e for e in session.edits() if e.id == EDIT_ACTION), None)
+        if spec is not None and not spec.enabled:
+            return spec.reason or "The session is busy."
         return ""

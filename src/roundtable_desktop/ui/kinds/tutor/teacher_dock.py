@@ -1,8 +1,8 @@
 """The teacher view: the cartridge (persona mode, patterns, safety, transitions), the
 layers of the next request (each with its source), the student's path, the transitions
 taken and every withheld reply with why; and the dialogue's token budget, editable (the
-next request is trimmed to it). Not for the student's eyes: it starts tabbed behind the
-Evaluation dock. Must hold no engine logic.
+next request is trimmed to it; the session's `set_budget` edit). Not for the student's
+eyes: it starts tabbed behind the Evaluation dock. Must hold no engine logic.
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from PySide6.QtWidgets import (
 )
 
 from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.domain.refusal import Refusal
+from roundtable_desktop.engine.base import Edit
+from roundtable_desktop.kinds.tutor.edit import SET_BUDGET
 from roundtable_desktop.kinds.tutor.session import TutorSession
 from roundtable_desktop.kinds.tutor.state import TutorState
 from roundtable_desktop.ui.bridge import EngineBridge
@@ -52,11 +55,13 @@ class TutorTeacherDock(TutorDock):
         self.refresh()
 
     def _on_budget_editing_finished(self) -> None:
-        session = self.live_session()
         state = self.tutor()
-        if isinstance(session, TutorSession) and state is not None \
+        if isinstance(self.live_session(), TutorSession) and state is not None \
                 and self.budget.value() != state.budget_tokens:
-            session.set_budget(self.budget.value())
+            try:
+                self.edit_session(Edit(id=SET_BUDGET, params={"tokens": self.budget.value()}))
+            except Refusal as exc:  # the spin box's range keeps this from happening
+                self.budget.setToolTip(exc.message)
 
     def refresh(self) -> None:
         state = self.tutor()
