@@ -149,17 +149,31 @@ class SessionReads:
 
         def _warn(self, message: str) -> None: ...
 
-    def list_sessions(self, limit: int = 50) -> list[SessionInfo]:
-        """Sessions, most recently active first."""
+    def list_sessions(self, limit: int = 50, *, with_empty: bool = False) -> list[SessionInfo]:
+        """Sessions, most recently active first. A session nothing was done in yet (no
+        action recorded, no call: a window opened and closed) is not listed unless
+        `with_empty`: a launch is not a session."""
+        used = "" if with_empty else (
+            " WHERE EXISTS (SELECT 1 FROM checkpoints k WHERE k.session_id = s.id)"
+            " OR EXISTS (SELECT 1 FROM calls c WHERE c.session_id = s.id)")
         with self._guard("list sessions"):
             rows = self._db.execute(
                 "SELECT s.id, s.kind, s.scenario, s.title, s.status, s.created_at,"
                 " s.updated_at, (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id)"
-                " AS call_count FROM sessions s"
+                f" AS call_count FROM sessions s{used}"
                 " ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?",
                 (limit,),
             ).fetchall()
         return session_infos(rows, self._warn)
+
+    def session_used(self, session_id: str) -> bool:
+        """Whether anything was done in the session: an action recorded or a call made."""
+        with self._guard("read the session"):
+            row = self._db.execute(
+                "SELECT EXISTS (SELECT 1 FROM checkpoints WHERE session_id = ?)"
+                " OR EXISTS (SELECT 1 FROM calls WHERE session_id = ?)",
+                (session_id, session_id)).fetchone()
+        return bool(row[0])
 
     def latest_session_id(self) -> str | None:
         found = self.list_sessions(limit=1)

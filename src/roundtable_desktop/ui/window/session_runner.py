@@ -182,6 +182,7 @@ class SessionRunner(QObject):
                 self._handle.recorder.flush()
             finally:
                 self._handle.close()  # another process may continue the session now
+            self._discard_if_untouched(self._handle.session_id)
             await self._release(self._handle)
         await self._close_client(self._choice.client)
 
@@ -252,11 +253,10 @@ class SessionRunner(QObject):
         self.sessionStarted.emit(handle.session_id)
 
     def _discard_if_untouched(self, session_id: str) -> None:
-        """A meeting opened at start and never used is not worth a row in Open recent."""
+        """A session opened (at launch, by New session) and never used is no session:
+        it is not kept to clutter Replay, Open recent or Past debates."""
         try:
-            info = next((s for s in self._store.list_sessions(limit=200) if s.id == session_id),
-                        None)
-            if info is not None and info.call_count == 0:
+            if not self._store.session_used(session_id):
                 self._store.delete_session(session_id)
         except StoreError:
             log.warning("could not discard an unused session", exc_info=True)

@@ -74,6 +74,7 @@ class DebateCardsDock(DebateDock):
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None, *,
                  runner: SessionRunner | None = None) -> None:
         super().__init__("Cards", "debateCardsDock", bridge, parent, runner=runner)
+        self._filled_for: str | None = None  # the session whose hand is shown
         self._deck: Deck | None = None
         self._hand: list[str] = []
         self._pending_deal: tuple[str, list[str], str] | None = None
@@ -385,9 +386,13 @@ class DebateCardsDock(DebateDock):
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
         state = self.debate()
-        if state is not None and not self._hand and self._deck is not None \
+        shown = self.bridge.session_id()
+        # The hand the debate holds, once per debate shown: a hand the user emptied to
+        # build another is not filled again behind their back.
+        if state is not None and shown != self._filled_for and self._deck is not None \
                 and state.deck == self._deck.name:
-            self.set_hand([a.id for a in state.agents])  # the hand the debate holds
+            self._filled_for = shown
+            self.set_hand([a.id for a in state.agents])
             self.set_mode(state.mode)
             self.topic.setText(state.topic)
             self.topic.setCursorPosition(0)
