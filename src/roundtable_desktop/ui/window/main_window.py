@@ -28,9 +28,7 @@ from PySide6.QtCore import QByteArray, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QCloseEvent,
     QGuiApplication,
-    QKeySequence,
     QResizeEvent,
-    QShortcut,
     QShowEvent,
 )
 from PySide6.QtWidgets import (
@@ -150,8 +148,6 @@ class MainWindow(QMainWindow):
         self.end_panel.newSessionRequested.connect(self.menus.new_action.trigger)
         self.end_panel.fullSizeToggled.connect(self._on_end_panel_full_size_toggled)
         self._full_size_hid: list[QDockWidget] = []  # docks the full-size result hides
-        full = QShortcut(QKeySequence("F10"), self)
-        full.activated.connect(self._on_full_size_shortcut_activated)
         self.toolbar.newRequested.connect(self.menus.new_action.trigger)
         bridge.notice.connect(self._on_bridge_notice)
         self.mcp_tools.notice.connect(self._on_bridge_notice)
@@ -459,7 +455,8 @@ class MainWindow(QMainWindow):
             self._full_size_hid = []
             self.context_view.show()
 
-    def _on_full_size_shortcut_activated(self) -> None:
+    def toggle_full_result(self) -> None:
+        """View › Result full size (F10): the ended session's result alone, or back."""
         if self.end_panel.isVisible():
             self.end_panel.full_button.toggle()
 

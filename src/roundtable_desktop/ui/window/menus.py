@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QStandardPaths
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QWidget
 
@@ -31,6 +31,7 @@ from roundtable_desktop.ui.dialogs.settings_dialog import SettingsDialog
 from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.kinds.spec import MenuEntry
 from roundtable_desktop.ui.theme import THEMES
+from roundtable_desktop.ui.window.help_menu import HelpMenu
 from roundtable_desktop.ui.window.new_session_dialog import NewSessionDialog
 from roundtable_desktop.ui.window.replay_bar import ReplayBar
 
@@ -59,6 +60,7 @@ class WindowMenus(QObject):
         self._build_file_menu()
         self._build_view_menu()
         self._build_session_menu()
+        self.help = HelpMenu(window, self._keep_open)
         window.bridge.sessionChanged.connect(self.sync_checks)
 
     # -- File ---------------------------------------------------------------------------------
@@ -140,6 +142,7 @@ class WindowMenus(QObject):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter(pattern)
         dialog.setDefaultSuffix(fmt)
+        dialog.setDirectory(str(documents_folder()))
         dialog.selectFile(f"{self.window.bridge.kind() or 'session'}-{session_id[:8]}.{fmt}")
         dialog.fileSelected.connect(
             lambda path, f=fmt, sid=session_id: self.write_export(Path(path), f, sid))
@@ -266,6 +269,8 @@ class WindowMenus(QObject):
         self.presenter_action = self._add(menu, "&Presenter mode (full screen)", "F11",
                                           self._on_presenter_toggled)
         self.presenter_action.setCheckable(True)
+        self.full_result_action = self._add(menu, "Result &full size", "F10",
+                                            self.window.toggle_full_result)
 
     def _on_presenter_toggled(self, checked: bool) -> None:
         self.window.set_presenter_mode(checked)
@@ -335,3 +340,11 @@ class WindowMenus(QObject):
         action.triggered.connect(slot)
         menu.addAction(action)
         return action
+
+
+def documents_folder() -> Path:
+    """Where an export starts: the user's documents folder, else home (never the folder
+    the app happened to be started from)."""
+    found = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    folder = Path(found) if found else Path.home()
+    return folder if folder.is_dir() else Path.home()
