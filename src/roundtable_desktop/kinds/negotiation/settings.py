@@ -82,12 +82,12 @@ def apply_setting(state: NegotiationState, action: Action) -> tuple[str, str]:
         state.sides[seat].human = bool(action.option)
         return "seat", seat
     if aid == SET_FLOW:
-        mode = action.text if action.text in FLOW_MODES else None
+        mode = next((m for m in FLOW_MODES if m == action.text), None)
         if mode is None and action.option is not None and 0 <= action.option < len(FLOW_MODES):
             mode = FLOW_MODES[action.option]
         if mode is None:
             raise SettingRefused(f"Flow mode must be one of {', '.join(FLOW_MODES)}.")
-        state.flow = mode  # type: ignore[assignment]
+        state.flow = mode
         return "flow", mode
     if aid == SET_SAMPLING:
         seat = _seat(action)
