@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import Any
+from typing import Any, Literal
 
 from roundtable_desktop.domain.events import Notice, SessionEnded, StateChanged, ToolRan
 from roundtable_desktop.domain.summary import SessionSummary
@@ -212,11 +212,12 @@ class LegionSession(SessionProtocol):
                 self.emit(StateChanged(part="thinking",
                                        detail=f"{minion.name}:{channel.id}:off"))
 
-    def _post(self, channel: Channel, speaker: str, role: str, text: str,
+    def _post(self, channel: Channel, speaker: str,
+              role: Literal["commander", "minion", "system"], text: str,
               diary: int | None = None) -> LegionMessage:
         message = LegionMessage(id=self.state.next_message_id(), channel=channel.id,
                                 speaker=speaker, role=role, text=text, turn=self.state.turn,
-                                diary=diary)  # type: ignore[arg-type]
+                                diary=diary)
         self.state.messages.append(message)
         self.emit(StateChanged(part="messages", detail=channel.id))
         return message
