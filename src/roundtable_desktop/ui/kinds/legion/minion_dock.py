@@ -10,6 +10,9 @@ Must hold no engine logic.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import cast
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
@@ -34,6 +37,7 @@ from roundtable_desktop.kinds.legion.edit import (
     set_scores,
     set_speed,
 )
+from roundtable_desktop.kinds.legion.session import LegionSession
 from roundtable_desktop.kinds.legion.state import (
     MAX_SCORE,
     MIN_SCORE,
@@ -178,7 +182,7 @@ class LegionMinionDock(LegionDock):
             return
         while self._scores_grid.count():
             item = self._scores_grid.takeAt(0)
-            widget = item.widget()
+            widget = item.widget() if item is not None else None
             if widget is not None and widget is not self.apply_scores:
                 widget.deleteLater()
         self._spins, self._bands = {}, {}
@@ -227,12 +231,12 @@ class LegionMinionDock(LegionDock):
             widget.setEnabled(not why)
             widget.setToolTip(why)
 
-    def _edit(self, change) -> None:  # type: ignore[no-untyped-def]
+    def _edit(self, change: Callable[[LegionSession], object]) -> None:
         session = self.live_legion()
         if session is None:
             return
         try:
-            change(session)
+            change(cast(LegionSession, session))  # live_legion: a session with a LegionState
         except LegionEditError as exc:
             self.error.setText(str(exc))
         else:
