@@ -121,9 +121,12 @@ def continuable_session(store: SessionStore) -> SessionInfo | None:
                 None)
 
 
+_LOG_HANDLER = "roundtable"  # the name of the handler configure_logging adds (once)
+
+
 def configure_logging() -> None:
     root = logging.getLogger()
-    if any(getattr(h, "_roundtable", False) for h in root.handlers):
+    if any(h.get_name() == _LOG_HANDLER for h in root.handlers):
         return
     try:
         folder = data_dir() / "logs"
@@ -132,7 +135,7 @@ def configure_logging() -> None:
             folder / "roundtable.log", maxBytes=1_000_000, backupCount=3, encoding="utf-8")
     except OSError:
         handler = logging.StreamHandler(sys.stderr)
-    handler._roundtable = True  # type: ignore[attr-defined]
+    handler.set_name(_LOG_HANDLER)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(handler)
     root.setLevel(logging.INFO)

@@ -649,10 +649,10 @@ def test_the_actor_editor_keeps_its_prompt_editor_tall_and_scrolls_instead(
     dock = _sized_dock(qtbot, ActorsDock, live_meeting, 440, 320)
     lines = dock.goal_edit.fontMetrics().lineSpacing() * PROMPT_MIN_LINES
 
-    qtbot.waitUntil(lambda: dock.scroll.verticalScrollBar().maximum() > 0)
+    qtbot.waitUntil(lambda: dock.scroll_area.verticalScrollBar().maximum() > 0)
     assert dock.goal_edit.minimumHeight() >= lines
     assert dock.personality_edit.height() >= lines
-    assert not dock.scroll.horizontalScrollBar().isVisible()
+    assert not dock.scroll_area.horizontalScrollBar().isVisible()
 
 
 def test_disabled_actor_buttons_say_why_in_their_tooltip(qtbot, live_meeting):

@@ -22,6 +22,7 @@ import asyncio
 import math
 import signal
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -310,7 +311,8 @@ def _kind_options(args: argparse.Namespace, kind: str) -> dict[str, Any]:
         if option.name not in takes:
             offered = ", ".join(o.flag for o in takes.values()) or "none"
             raise CliError(f"The {kind} kind has no {flag} option (its options: {offered}).")
-        refusal = takes[option.name].check(value) if takes[option.name].check else None
+        check = takes[option.name].check
+        refusal = check(value) if check else None
         if refusal:
             raise CliError(refusal)
         given[option.name] = value
@@ -482,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
-def _exit(fn) -> int:  # type: ignore[no-untyped-def]
+def _exit(fn: Callable[[], int]) -> int:
     try:
         return int(fn() or 0)
     except KeyboardInterrupt:

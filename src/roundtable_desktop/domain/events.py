@@ -7,7 +7,7 @@ them into Qt signals, and replay reads them back. Must not reference Qt or I/O.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -52,7 +52,7 @@ class CallStarted(_Event):
     actor_id: str | None
     model: str
     endpoint: str
-    request: dict
+    request: dict[Any, Any]
     purpose: str = "reply"
     kind: str = ""
     label: str = ""

@@ -195,8 +195,9 @@ class SessionProtocol(ModelCaller):
         changed if it cannot be made); say what changed. Must not emit events."""
         raise ActionUnavailable(f"Unknown edit {edit.id!r}.")
 
-    def state_json(self) -> str:
-        """`state_dict()` encoded as JSON; kinds with a pydantic state override it (faster)."""
+    def state_json(self) -> str | bytes:
+        """`state_dict()` encoded as JSON (str, or UTF-8 bytes the store takes as they are);
+        kinds with a pydantic state override it (faster)."""
         return json.dumps(self.state_dict(), ensure_ascii=False, separators=(",", ":"))
 
     def stored_state(self) -> str | bytes | list[bytes]:

@@ -48,7 +48,11 @@ def register_kind(spec: KindSpec) -> Callable[[], None]:
         _STORED_ONLY[stored.name] = stored.summarize
         for purpose, policy in stored.offline_policies.items():
             register_offline_policy(stored.name, purpose, policy)
-    return lambda: _KINDS.pop(spec.name, None) and None
+
+    def unregister() -> None:
+        _KINDS.pop(spec.name, None)
+
+    return unregister
 
 
 def kind_spec(name: str) -> KindSpec:

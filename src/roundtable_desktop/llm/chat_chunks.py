@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from roundtable_desktop.domain.calls import ToolCallRequest, Usage
 from roundtable_desktop.domain.secrets import scrub
@@ -42,7 +43,7 @@ class ToolCallAssembler:
             if isinstance(delta, dict):
                 self._add_one(delta)
 
-    def _add_one(self, delta: dict) -> None:
+    def _add_one(self, delta: dict[str, Any]) -> None:
         index = delta.get("index")
         call_id = delta.get("id") if isinstance(delta.get("id"), str) else ""
         if not isinstance(index, int):
@@ -101,7 +102,7 @@ class Progress:
         return "".join(self.parts)
 
 
-def stream_error_message(chunk: dict, event_name: str | None) -> str | None:
+def stream_error_message(chunk: dict[str, Any], event_name: str | None) -> str | None:
     """The error a chunk carries: `{"error": ...}`, vLLM's `{"object": "error"}`, or an
     `event: error` SSE event."""
     error = chunk.get("error")
@@ -114,7 +115,7 @@ def stream_error_message(chunk: dict, event_name: str | None) -> str | None:
     return None
 
 
-def chunk_items(chunk: dict, progress: Progress) -> list[StreamItem]:
+def chunk_items(chunk: dict[str, Any], progress: Progress) -> list[StreamItem]:
     items: list[StreamItem] = []
     choices = chunk.get("choices")
     if isinstance(choices, list):
@@ -137,7 +138,7 @@ def chunk_items(chunk: dict, progress: Progress) -> list[StreamItem]:
     return items
 
 
-def completion_items(document: dict, progress: Progress) -> list[StreamItem]:
+def completion_items(document: dict[str, Any], progress: Progress) -> list[StreamItem]:
     """The items of one whole `chat.completion` (a server that ignored `stream: true`)."""
     items: list[StreamItem] = []
     choices = document.get("choices")
@@ -157,7 +158,7 @@ def completion_items(document: dict, progress: Progress) -> list[StreamItem]:
     return items
 
 
-def usage_of(document: dict) -> Usage | None:
+def usage_of(document: dict[str, Any]) -> Usage | None:
     usage = document.get("usage")
     if not isinstance(usage, dict):
         return None
@@ -196,7 +197,7 @@ def truncate(text: str) -> str:
     return text[: MAX_SERVER_MESSAGE_CHARS - 1].rstrip() + "…"
 
 
-def estimate_usage(body: dict, reply: str) -> Usage:
+def estimate_usage(body: dict[str, Any], reply: str) -> Usage:
     """The shared token estimate, marked as such, when the server reported no usage."""
     return Usage(
         prompt_tokens=estimate_prompt_tokens(

@@ -9,7 +9,7 @@ session state. Must not import Qt, protocols or the store.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 
 from roundtable_desktop.domain.calls import ChatRequest, ToolCallRequest, Usage
@@ -42,8 +42,9 @@ class ChatClient(ABC):
     offline: bool = False
 
     @abstractmethod
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
-        """Yield `Delta`s then exactly one `Finish`, or raise an `LLMError`."""
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamItem, None]:
+        """Yield `Delta`s then exactly one `Finish`, or raise an `LLMError`. An async
+        generator, so a reader that stops early can close it (`contextlib.aclosing`)."""
 
     async def embed(self, texts: Sequence[str], model: str | None = None
                     ) -> list[list[float]] | None:

@@ -127,7 +127,7 @@ def closed_early(exc: httpx.ProtocolError) -> bool:
 
 
 def failure_kind(exc: Exception) -> str:
-    names = {
+    names: dict[type[Exception], str] = {
         httpx.ConnectTimeout: "connect timeout",
         httpx.ReadTimeout: "read timeout",
         httpx.WriteTimeout: "write timeout",

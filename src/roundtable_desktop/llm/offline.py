@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 
 from roundtable_desktop.domain.calls import ChatRequest, ToolCallRequest, Usage
@@ -107,7 +107,7 @@ class OfflineClient(ChatClient):
         """The reply text alone."""
         return self.reply(request).text
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamItem, None]:
         answer = self.reply(request)
         pieces = _TOKEN.findall(answer.text)
         for piece in pieces:

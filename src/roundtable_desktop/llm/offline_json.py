@@ -128,13 +128,14 @@ class SchemaInstance:
         """Follow `$ref`s; keywords beside a `$ref` (description, default) are kept."""
         if not isinstance(schema, dict):
             return {}
+        node: dict[str, Any] = schema
         for _ in range(32):
-            ref = schema.get("$ref")
+            ref = node.get("$ref")
             if not isinstance(ref, str):
-                return schema
+                return node
             target = self._pointer(ref)
-            schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-        return schema
+            node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        return node
 
     def _pointer(self, ref: str) -> dict[str, Any]:
         node: Any = self.root
@@ -300,11 +301,9 @@ def _bounds(schema: dict[str, Any], *, integer: bool) -> tuple[float, float]:
     if isinstance(ex_high, int | float) and not isinstance(ex_high, bool):
         inner = math.ceil(ex_high) - 1 if integer else ex_high - _nudge(ex_low, ex_high)
         high = inner if high is None else min(high, inner)
-    if low is None and high is None:
-        low, high = 0, 10
-    elif low is None:
-        low = high - 10 if high is not None else 0
-    elif high is None:
+    if low is None:
+        low = 0 if high is None else high - 10
+    if high is None:
         high = low + 10
     if integer:
         low, high = math.ceil(low), math.floor(high)

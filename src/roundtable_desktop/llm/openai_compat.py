@@ -30,8 +30,8 @@ import contextlib
 import ipaddress
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TypeVar
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar, cast
 
 import httpx
 
@@ -147,7 +147,7 @@ class OpenAICompatClient(ChatClient):
             return prompt_instead(request)
         return request
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamItem, None]:
         """Yield `Delta`s then one `Finish`; raise an `LLMError` on failure."""
         self._check_config()
         body = request.to_body()
@@ -201,8 +201,8 @@ class OpenAICompatClient(ChatClient):
 
     # -- one attempt --------------------------------------------------------------------
     async def _attempt(
-        self, body: dict, deadline_at: float, progress: Progress
-    ) -> AsyncIterator[StreamItem]:
+        self, body: dict[str, Any], deadline_at: float, progress: Progress
+    ) -> AsyncGenerator[StreamItem, None]:
         http = self._client()
         request = http.build_request("POST", self.endpoint, json=body, headers=self._headers())
         try:
@@ -229,9 +229,11 @@ class OpenAICompatClient(ChatClient):
 
     async def _read_sse(
         self, response: httpx.Response, deadline_at: float, progress: Progress
-    ) -> AsyncIterator[StreamItem]:
+    ) -> AsyncGenerator[StreamItem, None]:
         decoder = SSEDecoder()
-        async with contextlib.aclosing(response.aiter_lines()) as lines:
+        # httpx types aiter_lines as an AsyncIterator; it is an async generator (closable).
+        lines_of = cast("AsyncGenerator[str, None]", response.aiter_lines())
+        async with contextlib.aclosing(lines_of) as lines:
             while not progress.done:
                 line = await self._next_line(lines, deadline_at, progress)
                 event = decoder.flush() if line is None else decoder.feed(line)
@@ -280,7 +282,7 @@ class OpenAICompatClient(ChatClient):
 
     async def _read_json(
         self, response: httpx.Response, deadline_at: float, progress: Progress
-    ) -> AsyncIterator[StreamItem]:
+    ) -> AsyncGenerator[StreamItem, None]:
         """A server that ignored `stream: true` and answered with one JSON completion."""
         raw = await self._read_capped(response, deadline_at, limit=None)
         try:
@@ -297,7 +299,7 @@ class OpenAICompatClient(ChatClient):
 
     # -- errors -------------------------------------------------------------------------
     async def _raise_for_status(
-        self, response: httpx.Response, deadline_at: float, body: dict
+        self, response: httpx.Response, deadline_at: float, body: dict[str, Any]
     ) -> None:
         status = response.status_code
         try:

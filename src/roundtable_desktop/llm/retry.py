@@ -31,7 +31,7 @@ def is_retryable_status(status: int) -> bool:
 
 def backoff_delay(retries_done: int, rng: Callable[[], float] = random.random) -> float:
     """Seconds before retry number `retries_done + 1`: min(0.5 * 2**n, 8) * 0.75..1.0."""
-    base = min(0.5 * 2**retries_done, 8.0)
+    base = min(0.5 * 2.0**retries_done, 8.0)
     return base * (1.0 - 0.25 * rng())
 
 

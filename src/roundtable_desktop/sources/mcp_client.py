@@ -154,10 +154,10 @@ class McpConnection:
                 await self._close_owner(cancel=True)
                 if ready.done() and not ready.cancelled():
                     ready.exception()  # raced with a failure: mark it retrieved
-                error = McpConnectError(f"no MCP answer from {shown} within {timeout:g} s",
-                                        "check that the server is running and the URL")
-                self._set_status(f"connection failed: {error.reason}")
-                raise error from None
+                silent = McpConnectError(f"no MCP answer from {shown} within {timeout:g} s",
+                                         "check that the server is running and the URL")
+                self._set_status(f"connection failed: {silent.reason}")
+                raise silent from None
             except McpConnectError as error:
                 await self._close_owner()
                 self._set_status(f"connection failed: {error.reason}")

@@ -176,9 +176,17 @@ def start_bundled_server(
     return server
 
 
-async def start_bundled_server_async(port: int = DEFAULT_PORT, **options: object) -> BundledServer:
+async def start_bundled_server_async(
+    port: int = DEFAULT_PORT,
+    *,
+    host: str = DEFAULT_HOST,
+    youtube_key: str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = START_TIMEOUT_S,
+) -> BundledServer:
     """`start_bundled_server` in a worker thread, for the event loop of the window."""
-    return await asyncio.to_thread(start_bundled_server, port, **options)  # type: ignore[arg-type]
+    return await asyncio.to_thread(start_bundled_server, port, host=host,
+                                   youtube_key=youtube_key, env=env, timeout=timeout)
 
 
 async def stop_bundled_server_async(server: BundledServer) -> None:

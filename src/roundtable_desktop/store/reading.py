@@ -239,7 +239,7 @@ class SessionReads:
                 "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 6",
                 (len(prefix), prefix),
             ).fetchall()
-        ids = [row["id"] for row in rows]
+        ids: list[str] = [row["id"] for row in rows]
         if prefix in ids:
             return prefix
         if not ids:

@@ -103,7 +103,8 @@ class SessionRecorder:
         elif isinstance(event, ActionFinished | SessionEnded):
             self._events.append(event)
             ended = isinstance(event, SessionEnded)
-            self._step = _Step("session_ended" if ended else event.action,
+            action = "session_ended" if isinstance(event, SessionEnded) else event.action
+            self._step = _Step(action,
                                ended or (self._step is not None and self._step.ended))
             if self._failure is not None:
                 # A write in this action failed and was raised to the protocol: end the

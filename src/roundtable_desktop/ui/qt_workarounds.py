@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from PySide6.QtCore import QObject, Signal
@@ -37,10 +37,10 @@ class _Probe(QObject):
     fired = Signal()
 
 
-def _losses(value: object, action: object) -> int:
+def _losses(value: object, action: Callable[[], object]) -> int:
     before = sys.getrefcount(value)
     for _ in range(_PROBE_CALLS):
-        action()  # type: ignore[operator]
+        action()
     return before - sys.getrefcount(value)
 
 

@@ -189,7 +189,12 @@ class SelfTest:
         await _until(lambda: view.loaded and view.document() == pending.document,
                      view.documentShown, "loading the payload into the context view")
         shown: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-        view.read_context_element(lambda text: shown.done() or shown.set_result(text))
+
+        def keep(text: str | None) -> None:
+            if not shown.done():
+                shown.set_result(text)
+
+        view.read_context_element(keep)
         text = await _within(shown, "reading #context-window back from the page")
         if not text:
             raise CheckFailed("the page has no #context-window element")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from typing import Any
 
 from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.metrics.similarity import trigram_similarity
@@ -114,7 +115,7 @@ def debate_claims(request: ChatRequest, seed: int) -> str:
 # -- stance --
 def _lean(system: str, pro: str, con: str) -> tuple[str, float]:
     first, last = _ranks(system)
-    score = (_overlap(first, pro) - _overlap(first, con)) - (_overlap(last, pro)
+    score: float = (_overlap(first, pro) - _overlap(first, con)) - (_overlap(last, pro)
                                                              - _overlap(last, con))
     score += 0.5 * (trigram_similarity(first, pro) - trigram_similarity(first, con))
     if abs(score) < 0.05:
@@ -226,7 +227,7 @@ def debate_answer(request: ChatRequest, seed: int) -> str:
 def debate_merge(request: ChatRequest, seed: int) -> str:
     user = request.user_text()
     raised = re.findall(r"^- \[(c\d+|\?)\] \((.+?)\) (.+)$", user, re.M)
-    merged: list[dict] = []
+    merged: list[dict[str, Any]] = []
     for claim, _, text in raised:
         home = next((m for m in merged if m["claim"] == claim and
                      trigram_similarity(m["text"], text) >= 0.5), None)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,7 +40,7 @@ from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
 from roundtable_desktop.engine.params import read_params
 from roundtable_desktop.engine.payloads import chat_payload
-from roundtable_desktop.engine.structured_call import call_structured
+from roundtable_desktop.engine.structured_call import StructuredResult, call_structured
 from roundtable_desktop.kinds.debate.classical.session import TURN, play_turn, turn_payloads
 from roundtable_desktop.kinds.debate.context import next_exchange
 from roundtable_desktop.kinds.debate.deck import load_deck, validate_hand
@@ -70,6 +70,7 @@ from roundtable_desktop.kinds.debate.state import (
     DebateMap,
     DebateState,
     MergeReply,
+    Phase,
     RoundRecord,
     StanceReply,
 )
@@ -81,8 +82,14 @@ from roundtable_desktop.kinds.debate.tables import (
 )
 from roundtable_desktop.llm.client import ChatClient
 
-DEAL, CLAIMS, STANCES, ROUND, MERGE, FINAL, MAP = (
-    "deal", "claims", "stances", "round", "merge", "final", "map")
+# Final: each name has its Literal type, so the phases among them are a `Phase`.
+DEAL: Final = "deal"
+CLAIMS: Final = "claims"
+STANCES: Final = "stances"
+ROUND: Final = "round"
+MERGE: Final = "merge"
+FINAL: Final = "final"
+MAP: Final = "map"
 LABELS = {CLAIMS: "Draw the claims", STANCES: "Take initial stances",
           ROUND: "Play a round", MERGE: "Merge the tables", FINAL: "Final table",
           TURN: "Next turn", MAP: "Draw the disagreement map"}
@@ -161,8 +168,8 @@ class DebateSession(SessionProtocol):
         self.emit(StateChanged(part="retrieval"))
 
     # -- for the step modules (classical mode) ------------------------------------------------
-    def set_phase(self, phase: str) -> None:
-        self.state.phase = phase  # type: ignore[assignment]
+    def set_phase(self, phase: Phase) -> None:
+        self.state.phase = phase
         self.emit(StateChanged(part="phase", detail=phase))
 
     # -- steps ----------------------------------------------------------------------------------
@@ -256,7 +263,8 @@ class DebateSession(SessionProtocol):
         record = RoundRecord(index=len(s.rounds) + 1, final=final,
                              tables=[t.model_copy() for t in s.tables])
 
-        async def one(agent: str, table: int, built: Built):
+        async def one(agent: str, table: int, built: Built
+                      ) -> tuple[str, int, StructuredResult[AgentAnswer]]:
             request, layers = built
             label = f"{s.agent(agent).name} · round {record.index}"
             result = await call_structured(self, agent, request, AgentAnswer, label=label,

@@ -16,9 +16,12 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 SERVER_NAME = "file_system"
 MAX_ENTRIES = 500
@@ -54,7 +57,7 @@ def read_text(root: Path, path: str) -> str:
     return text[:MAX_READ_CHARS]
 
 
-def build_server(root: Path, *, delay_s: float = 0.0):  # type: ignore[no-untyped-def]
+def build_server(root: Path, *, delay_s: float = 0.0) -> MCPServer:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 

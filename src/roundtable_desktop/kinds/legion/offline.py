@@ -210,14 +210,20 @@ _OPENERS = {
 }
 
 
+def _first(pattern: str, text: str, default: str) -> str:
+    """The first group of `pattern`'s first match in `text`, or `default`."""
+    found = re.search(pattern, text)
+    return found[1] if found else default
+
+
 def legion_response(request: ChatRequest, seed: int) -> str:
     """The offline message for the payload's plan, mode and tool output."""
     system = request.messages[0].content if request.messages else ""
     user = request.user_text()
-    name = (re.search(r'minion "([^"\n]{1,40})"', system) or [None, "Minion"])[1]
-    persona = (re.search(r'character: "([^"\n]{1,2000})"', system) or [None, ""])[1].lower()
-    mode = (re.search(r'response mode is: "([^"\n]*)"', user) or [None, "Neutral/Standard"])[1]
-    plan = (re.search(r'high-level plan is: "([^"\n]*)"', user) or [None, ""])[1].lower()
+    name = _first(r'minion "([^"\n]{1,40})"', system, "Minion")
+    persona = _first(r'character: "([^"\n]{1,2000})"', system, "").lower()
+    mode = _first(r'response mode is: "([^"\n]*)"', user, "Neutral/Standard")
+    plan = _first(r'high-level plan is: "([^"\n]*)"', user, "").lower()
     lines = _history(user.partition("</tool_output>")[2] or user)
     entries = [m for line in lines if (m := _ENTRY.match(line))]
     last_entry = entries[-1] if entries else None

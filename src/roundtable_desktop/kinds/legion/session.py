@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -242,11 +242,12 @@ class LegionSession(SessionProtocol):
                 self.emit(StateChanged(part="thinking",
                                        detail=f"{minion.name}:{channel.id}:off"))
 
-    def _post(self, channel: Channel, speaker: str, role: str, text: str,
+    def _post(self, channel: Channel, speaker: str,
+              role: Literal["commander", "minion", "system"], text: str,
               diary: int | None = None) -> LegionMessage:
         message = LegionMessage(id=self.state.next_message_id(), channel=channel.id,
                                 speaker=speaker, role=role, text=text, turn=self.state.turn,
-                                diary=diary)  # type: ignore[arg-type]
+                                diary=diary)
         self.state.messages.append(message)
         self.emit(StateChanged(part="messages", detail=channel.id))
         return message

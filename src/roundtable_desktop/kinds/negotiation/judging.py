@@ -15,6 +15,8 @@ Pure functions over the state; must not call models, emit events or import Qt.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from roundtable_desktop.kinds.negotiation.loop_guard import LoopVerdict
 from roundtable_desktop.kinds.negotiation.requests import AdjudicatorReply
 from roundtable_desktop.kinds.negotiation.state import (
@@ -23,6 +25,7 @@ from roundtable_desktop.kinds.negotiation.state import (
     SIDES,
     InfluencePoint,
     NegotiationState,
+    Outcome,
     TraitPoint,
     other_side,
 )
@@ -34,7 +37,7 @@ TURN_CAP = "turn_cap"
 STALLED = "stalled"
 PRESENTER = "presenter"
 
-RULES: dict[str, tuple[str, str]] = {
+RULES: dict[str, tuple[Outcome, str]] = {
     COMMIT: ("released", "The keeper committed to the ally's proposal."),
     TERMINATE: ("terminated", "The keeper ended the talks."),
     TURN_CAP: ("terminated", "The turn cap was reached without a release."),
@@ -81,7 +84,8 @@ def stalled(state: NegotiationState) -> bool:
     return state.kpis.loop_trips >= state.loop.max_trips
 
 
-def decide(trigger: str, reply: AdjudicatorReply | None) -> tuple[str, str, str] | None:
+def decide(trigger: str, reply: AdjudicatorReply | None
+           ) -> tuple[Outcome, str, Literal["adjudicator", "rule"]] | None:
     """(outcome, reason, decided_by), or None when the game goes on. No reply (the call
     failed or could not be read) means the rule decides."""
     rule = RULES.get(trigger)
@@ -114,12 +118,12 @@ def record_influence(state: NegotiationState, *, point: bool = True) -> None:
     state.influence = influence(state)
     if not point:
         return
-    point = InfluencePoint(turn=state.turn_count, ally=state.influence[ALLY],
-                           keeper=state.influence[KEEPER])
-    if state.influence_history and state.influence_history[-1].turn == point.turn:
-        state.influence_history[-1] = point
+    made = InfluencePoint(turn=state.turn_count, ally=state.influence[ALLY],
+                          keeper=state.influence[KEEPER])
+    if state.influence_history and state.influence_history[-1].turn == made.turn:
+        state.influence_history[-1] = made
     else:
-        state.influence_history.append(point)
+        state.influence_history.append(made)
 
 
 def record_traits(state: NegotiationState) -> None:

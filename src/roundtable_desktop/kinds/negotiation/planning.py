@@ -58,6 +58,6 @@ def fallback_options(state: NegotiationState, side: str) -> list[PlanOption]:
     sc = state.scenario
     options = [PlanOption(text=_TEMPLATES[act].format(obstacle=sc.current_obstacle,
                                                       conflict=sc.core_conflict)[:400],
-                          act=act)  # type: ignore[arg-type]
+                          act=act)
                for act in ACTS]
     return diversify(options, state.sides[side].last_act)

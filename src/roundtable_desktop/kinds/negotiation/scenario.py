@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -26,7 +27,8 @@ TRAIT_MAX = 5.0
 
 
 def _trait() -> float:
-    return Field(ge=TRAIT_MIN, le=TRAIT_MAX)  # type: ignore[return-value]
+    # pydantic's Field is typed Any: it stands in for the float the model validates.
+    return cast(float, Field(ge=TRAIT_MIN, le=TRAIT_MAX))
 
 
 class TraitProfile(BaseModel):
@@ -64,7 +66,8 @@ class TraitProfile(BaseModel):
 
     def distance(self, other: TraitProfile) -> float:
         """Mean absolute difference over the 11 traits (0-4)."""
-        return sum(abs(getattr(self, t) - getattr(other, t)) for t in TRAITS) / len(TRAITS)
+        total: float = sum(abs(getattr(self, t) - getattr(other, t)) for t in TRAITS)
+        return total / len(TRAITS)
 
 
 def neutral_profile() -> TraitProfile:
@@ -73,7 +76,7 @@ def neutral_profile() -> TraitProfile:
 
 def _plain(value: float) -> float:
     rounded = round(float(value), 2)
-    return int(rounded) if rounded.is_integer() else rounded  # type: ignore[return-value]
+    return int(rounded) if rounded.is_integer() else rounded
 
 
 class SideScenario(BaseModel):

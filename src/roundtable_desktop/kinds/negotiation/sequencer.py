@@ -57,6 +57,7 @@ from roundtable_desktop.kinds.negotiation.state import (
     LogEntry,
     NegotiationState,
     ObserverModel,
+    Phase,
     PlanOption,
     TurnInProgress,
     other_side,
@@ -95,9 +96,9 @@ class NegotiationSequencer(SessionProtocol):
         s.phase = "ENDED" if s.ended else "IDLE"
         self.emit(PhaseChanged(phase=s.phase, detail="stopped"))
 
-    def _phase(self, cur: TurnInProgress, phase: str, detail: str = "") -> None:
-        cur.phase = phase  # type: ignore[assignment]
-        self.state.phase = phase  # type: ignore[assignment]
+    def _phase(self, cur: TurnInProgress, phase: Phase, detail: str = "") -> None:
+        cur.phase = phase
+        self.state.phase = phase
         self.emit(PhaseChanged(phase=phase, actor_id=cur.side,
                                detail=detail or f"turn {cur.turn}"))
 
@@ -326,7 +327,7 @@ class NegotiationSequencer(SessionProtocol):
         outcome, reason, by = decision
         record_influence(s)
         s.adjudication = Adjudication(
-            outcome=outcome, reason=reason, decided_by=by, trigger=trigger,  # type: ignore[arg-type]
+            outcome=outcome, reason=reason, decided_by=by, trigger=trigger,
             turn=s.turn_count, influence=dict(s.influence),
             final_models={sid: s.sides[sid].observed.model_copy() for sid in SIDES})
         s.current, s.phase = None, "ENDED"

@@ -168,7 +168,7 @@ def apply_setting(state: NegotiationState, edit_id: str, params: Mapping[str, An
         mode = read_params(FlowParams, params, label).flow
         if mode not in FLOW_MODES:
             raise SettingRefused(f"Flow mode must be one of {', '.join(FLOW_MODES)}.")
-        state.flow = mode  # type: ignore[assignment]
+        state.flow = mode
         return Edited.part("flow", mode)
     if edit_id == SET_SAMPLING:
         sampling = read_params(SamplingParams, params, label)

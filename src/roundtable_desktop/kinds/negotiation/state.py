@@ -14,7 +14,8 @@ import Qt, must not call models and must not do I/O.
 from __future__ import annotations
 
 import time
-from typing import Literal
+from collections.abc import Callable
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,8 +41,8 @@ KEEPER: Side = "KEEPER"
 SIDES: tuple[Side, Side] = (ALLY, KEEPER)
 
 # The discourse acts of the planner and of act extraction; NONE before a side has spoken.
-ACTS: tuple[str, ...] = ("ASK", "PROPOSE", "EVALUATE", "COMMIT", "CHALLENGE", "USE_CUNNING")
 Act = Literal["ASK", "PROPOSE", "EVALUATE", "COMMIT", "CHALLENGE", "USE_CUNNING"]
+ACTS: tuple[Act, ...] = ("ASK", "PROPOSE", "EVALUATE", "COMMIT", "CHALLENGE", "USE_CUNNING")
 
 # The sequencer's phases in order; IDLE between turns, ENDED once adjudicated.
 PHASES: tuple[str, ...] = ("MEMO_REFRESH", "OBSERVE", "MODEL", "PLAN", "DRAFT", "SPEAK",
@@ -50,11 +51,11 @@ HUMAN_PHASES: tuple[str, ...] = ("MEMO_REFRESH", "OBSERVE", "MODEL", "SEND")
 Phase = Literal["IDLE", "MEMO_REFRESH", "OBSERVE", "MODEL", "PLAN", "DRAFT", "SPEAK", "SEND",
                 "ENDED"]
 
-FLOW_MODES: tuple[str, ...] = ("manual", "confirm", "auto")
 FlowMode = Literal["manual", "confirm", "auto"]
+FLOW_MODES: tuple[FlowMode, ...] = ("manual", "confirm", "auto")
 
-OUTCOMES: tuple[str, ...] = ("released", "terminated", "stalled")
 Outcome = Literal["released", "terminated", "stalled"]
+OUTCOMES: tuple[Outcome, ...] = ("released", "terminated", "stalled")
 
 
 # Action ids (kinds/negotiation/session.py performs them); EDIT_DRAFT is an edit.
@@ -83,6 +84,14 @@ SETTINGS_ACTIONS: tuple[str, ...] = (
 
 def other_side(side: str) -> Side:
     return KEEPER if side == ALLY else ALLY
+
+
+_T = TypeVar("_T")
+
+
+def _per_side(make: Callable[[], _T]) -> Callable[[], dict[str, _T]]:
+    """A default factory: one fresh `make()` per side, ALLY first."""
+    return lambda: {side: make() for side in SIDES}
 
 
 class Sampling(BaseModel):
@@ -198,10 +207,9 @@ class Kpis(BaseModel):
     """Per-side counters (the seed's `kpis`): directive (FOCUS_THIS_TURN) history, acts
     used, messages, loop guard trips caused."""
 
-    directive_history: dict[str, list[str]] = Field(
-        default_factory=lambda: {ALLY: [], KEEPER: []})
-    acts: dict[str, dict[str, int]] = Field(default_factory=lambda: {ALLY: {}, KEEPER: {}})
-    messages: dict[str, int] = Field(default_factory=lambda: {ALLY: 0, KEEPER: 0})
+    directive_history: dict[str, list[str]] = Field(default_factory=_per_side(list))
+    acts: dict[str, dict[str, int]] = Field(default_factory=_per_side(dict))
+    messages: dict[str, int] = Field(default_factory=_per_side(lambda: 0))
     loop_trips: int = 0  # total trips so far (stalled at LoopSettings.max_trips)
     observer_failures: int = 0
     planner_failures: int = 0
@@ -256,13 +264,11 @@ class NegotiationState(BaseModel):
     loop: LoopSettings = Field(default_factory=LoopSettings)
     # One guard per side, fed the OTHER side's utterances (the seed's lastOtherUtterances).
     guard_fed: int = 0  # MESSAGE entries already fed to the loop guards
-    guards: dict[str, LoopGuard] = Field(
-        default_factory=lambda: {ALLY: LoopGuard(), KEEPER: LoopGuard()})
-    force_diversity: dict[str, bool] = Field(
-        default_factory=lambda: {ALLY: False, KEEPER: False})
+    guards: dict[str, LoopGuard] = Field(default_factory=_per_side(LoopGuard))
+    force_diversity: dict[str, bool] = Field(default_factory=_per_side(lambda: False))
     adjudication: Adjudication | None = None
     trait_history: list[TraitPoint] = Field(default_factory=list)
-    influence: dict[str, float] = Field(default_factory=lambda: {ALLY: 0.5, KEEPER: 0.5})
+    influence: dict[str, float] = Field(default_factory=_per_side(lambda: 0.5))
     influence_history: list[InfluencePoint] = Field(default_factory=list)
     seed: int = 0
     prompts: PromptSnapshot | None = None  # prompt files as at the session's start

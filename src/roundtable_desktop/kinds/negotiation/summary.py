@@ -48,7 +48,7 @@ def belief_trajectories(state: NegotiationState) -> str:
 
 
 def negotiation_summary(state: NegotiationState) -> SessionSummary:
-    names = {sid: state.sides[sid].name for sid in SIDES}
+    names: dict[str, str] = {sid: state.sides[sid].name for sid in SIDES}
     transcript = []
     for entry in state.log:
         if entry.type not in _SHOWN:

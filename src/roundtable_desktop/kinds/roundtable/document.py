@@ -30,6 +30,7 @@ from roundtable_desktop.context.payload import (
     serialize_slotted,
 )
 from roundtable_desktop.context.sanitize import clean_text
+from roundtable_desktop.domain.transcript import TranscriptKind
 from roundtable_desktop.kinds.roundtable.actors import Role
 from roundtable_desktop.kinds.roundtable.catalog import Candidate, Suggestion
 from roundtable_desktop.kinds.roundtable.items import (
@@ -48,7 +49,7 @@ from roundtable_desktop.kinds.roundtable.items import (
     transcript_item,
     watch_history_section,
 )
-from roundtable_desktop.kinds.roundtable.meeting import MeetingState, TranscriptKind
+from roundtable_desktop.kinds.roundtable.meeting import MeetingState
 
 SECTION_ORDER = (
     "actor-prompt",

@@ -117,7 +117,8 @@ def transcript_item(parent: etree._Element, text: str, kind: str) -> None:
 
 def candidate_item(parent: etree._Element, *fields: str) -> None:
     # lxml's copy is deep and fast; the view's full build reuses the cached element too.
-    parent.append(candidate_element(*fields).__copy__())
+    element = candidate_element(*fields)
+    parent.append(element.__copy__())  # type: ignore[attr-defined]  # types-lxml lacks __copy__
 
 
 @lru_cache(maxsize=4096)

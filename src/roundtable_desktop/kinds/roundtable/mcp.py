@@ -11,7 +11,7 @@ the connection) and must not import Qt.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from weakref import WeakKeyDictionary
 
 from roundtable_desktop.domain.events import StateChanged
@@ -38,7 +38,7 @@ class Connection(Protocol):
     def add_listener(self, listener: Callable[[], None]) -> None: ...
     def remove_listener(self, listener: Callable[[], None]) -> None: ...
     async def call_tool(
-        self, name: str, arguments: dict | None = None, timeout: float = ...
+        self, name: str, arguments: dict[str, Any] | None = None, timeout: float = ...
     ) -> ToolOutput: ...
 
 _attached: WeakKeyDictionary[RoundtableSession, tuple[Connection, Callable[[], None]]] = (

@@ -16,6 +16,7 @@ Must not change the state or decide what is saved (that is `RoundtableSession.st
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic_core import to_json
@@ -85,7 +86,7 @@ class SavedStateEncoder:
         self._candidates_json = b"[]"
         # Per list of lines (a field's name, or ("notes", actor id)): the (frozen) lines
         # last encoded, and the list's JSON.
-        self._lines: dict[object, tuple[list[BaseModel], bytes]] = {}
+        self._lines: dict[object, tuple[Sequence[BaseModel], bytes]] = {}
 
     def encode(self, meeting: MeetingState, prompts: PromptSnapshot | None, model: str,
                provider: str) -> bytes:
@@ -131,7 +132,7 @@ class SavedStateEncoder:
             for actor_id, lines in notes.items()
         ])
 
-    def _lines_text(self, key: object, lines: list[BaseModel],
+    def _lines_text(self, key: object, lines: Sequence[BaseModel],
                     model: type[BaseModel]) -> bytes:
         seen, text = self._lines.get(key, ([], b"[]"))
         # Lists only grow in place: when the new one starts with the same lines, only the

@@ -36,6 +36,7 @@ from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.domain.text import storable_text
 from roundtable_desktop.domain.tools import ParseIssue, ToolCall, ToolResult, ToolStatus
+from roundtable_desktop.domain.transcript import TranscriptKind
 from roundtable_desktop.engine.base import (
     SEND,
     Action,
@@ -50,7 +51,6 @@ from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
 from roundtable_desktop.kinds.roundtable.actors import Role
 from roundtable_desktop.kinds.roundtable.document import (
-    ToolLine,
     build_roundtable_document,
     serialize_roundtable_document,
 )
@@ -59,10 +59,10 @@ from roundtable_desktop.kinds.roundtable.edit import (
     actor_edit_spec,
     apply_actor_edit,
 )
+from roundtable_desktop.kinds.roundtable.items import ToolLine
 from roundtable_desktop.kinds.roundtable.mcp import attach_mcp, detach_mcp
 from roundtable_desktop.kinds.roundtable.meeting import (
     MeetingState,
-    TranscriptKind,
     TranscriptLine,
     TurnPhase,
 )

@@ -6,9 +6,10 @@ Must not run turns; it only builds the starting MeetingState.
 from __future__ import annotations
 
 from roundtable_desktop.context.layers import resolve_layer
+from roundtable_desktop.domain.transcript import TranscriptKind
 from roundtable_desktop.kinds.roundtable.actor_prompt import parse_actor_prompt
 from roundtable_desktop.kinds.roundtable.actors import Actor
-from roundtable_desktop.kinds.roundtable.meeting import MeetingState, TranscriptKind, TranscriptLine
+from roundtable_desktop.kinds.roundtable.meeting import MeetingState, TranscriptLine
 from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource
 from roundtable_desktop.kinds.roundtable.sources.mock_data import (
     load_facts,

@@ -19,11 +19,11 @@ from collections.abc import Awaitable, Callable
 from pydantic import BaseModel, Field
 
 from roundtable_desktop.domain.tools import Arg, ToolCall, ToolResult, ToolStatus
+from roundtable_desktop.domain.transcript import TranscriptKind
 from roundtable_desktop.kinds.roundtable.catalog import Candidate, Suggestion, WatchItem
 from roundtable_desktop.kinds.roundtable.meeting import (
     MeetingState,
     Note,
-    TranscriptKind,
     TranscriptLine,
 )
 from roundtable_desktop.kinds.roundtable.sources.base import CandidateSource, SourceResult

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from roundtable_desktop.domain.calls import ChatRequest, ToolCallRequest
-from roundtable_desktop.llm.offline import OfflineReply
+from roundtable_desktop.llm.offline import OfflineReply, Policy
 
 TOOL = "transition_phase"
 _PATTERN = re.compile(r'^- (?P<id>[a-z0-9_-]+) · (?P<name>[^:]+): (?P<desc>.*?) Use it like: '
@@ -203,5 +203,5 @@ def _short(text: str, limit: int = 120) -> str:
     return one if len(one) <= limit else one[: limit - 1].rstrip() + "…"
 
 
-OFFLINE_POLICIES = {"reply": trickster_reply, "debrief": trickster_debrief,
-                    "safety": safety_verdict}
+OFFLINE_POLICIES: dict[str, Policy] = {"reply": trickster_reply,
+                                       "debrief": trickster_debrief, "safety": safety_verdict}

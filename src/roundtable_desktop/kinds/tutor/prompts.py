@@ -15,6 +15,7 @@ Must not import Qt, call models or hold session state.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from roundtable_desktop.context.layers import PromptSnapshot
 from roundtable_desktop.domain.prompts import LayerText
@@ -152,7 +153,7 @@ def redaction_context(reason: str) -> LayerText:
     ]))
 
 
-def transition_tool_spec() -> dict:
+def transition_tool_spec() -> dict[str, Any]:
     """The OpenAI function tool the dialogue offers once enough exchanges have passed."""
     return {"type": "function", "function": {
         "name": TOOL_NAME,

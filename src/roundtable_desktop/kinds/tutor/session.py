@@ -18,7 +18,7 @@ dialogue reply) or `{"debrief_complete": true}`. The Teacher view's budget is th
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from roundtable_desktop.context.layers import PromptSnapshot
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus
@@ -103,11 +103,11 @@ class TutorSession(SessionProtocol):
         reply_why = ended or busy or (None if s.awaiting_reply() else "It is the student's turn.")
         debrief_why = ended or busy or (None if s.awaiting_debrief() else
                                         "The debrief comes when the task ends.")
-        static = isinstance(phase, StaticPhase)
         return [
             ActionSpec(id=SEND, label="Answer as the student", enabled=send_why is None,
                        reason=send_why or "", needs_text=True, shortcut="Ctrl+Shift+Return",
-                       options=[c.label for c in phase.choices] if static else []),
+                       options=([c.label for c in phase.choices]
+                                if isinstance(phase, StaticPhase) else [])),
             ActionSpec(id=REPLY, label="Trickster replies", enabled=reply_why is None,
                        reason=reply_why or "", shortcut="Ctrl+Return"),
             ActionSpec(id=DEBRIEF, label="Debrief", enabled=debrief_why is None,
@@ -274,7 +274,7 @@ class TutorSession(SessionProtocol):
             self.emit(StateChanged(part="exchanges"))
         s.replies += 1
         count = s.exchange_count()
-        by = "tool"
+        by: Literal["tool", "rule"] = "tool"
         if signal is not None and not offered:
             signal = None  # the tool was not offered yet: a premature signal is ignored
         if signal is None and count >= phase.max_exchanges:

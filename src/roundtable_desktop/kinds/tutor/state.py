@@ -21,7 +21,8 @@ from roundtable_desktop.kinds.tutor.cartridge import (
     StaticPhase,
 )
 
-STUDENT, TRICKSTER = "student", "trickster"
+STUDENT: Literal["student"] = "student"
+TRICKSTER: Literal["trickster"] = "trickster"
 ToolMode = Literal["native", "prompt"]
 
 

@@ -96,7 +96,7 @@ class ContextPage(QWebEnginePage):
         log.info("context view refused a navigation (%s)", navigation_type.name)
         return False
 
-    def createWindow(
+    def createWindow(  # type: ignore[override]  # PySide6 stubs forbid None, Qt's "no window"
         self, window_type: QWebEnginePage.WebWindowType
     ) -> QWebEnginePage | None:
         return None

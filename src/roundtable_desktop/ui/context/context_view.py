@@ -28,6 +28,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
+from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import QPointF, Qt, QTimer, Signal
@@ -446,7 +447,7 @@ class ContextView(QWidget):
         return render_request(request, event.layers, label=event.label)
 
 
-def _sending(payloads: list[PendingPayload], body: dict) -> PendingPayload | None:
+def _sending(payloads: list[PendingPayload], body: dict[str, Any]) -> PendingPayload | None:
     """The payload whose messages are exactly those `body` (a request as sent) carries."""
     messages = body.get("messages")
     return next((p for p in payloads

@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
@@ -66,7 +67,8 @@ def _thumbnail_sources(document: str) -> list[tuple[str, str]]:
         return []
     found = []
     for p in root.iterfind(".//x:li[@data-id]/x:p[@class='thumbnail']", _NS):
-        cid = p.getparent().get("data-id", "")
+        parent = p.getparent()  # the li the path matched: never None
+        cid = parent.get("data-id", "") if parent is not None else ""
         src = p.get("data-src", "")
         if _SAFE_ID.match(cid) and src:
             found.append((cid, src))
@@ -102,7 +104,7 @@ def _area(tags: list[str]) -> str:
     return next((t for t in tags if t in AREA_COLOURS), "")
 
 
-def write_tiles(catalog: list[dict], out_dir: Path) -> int:
+def write_tiles(catalog: list[dict[str, Any]], out_dir: Path) -> int:
     """Draw one tile per catalog entry; returns how many were written."""
     from PySide6.QtCore import QRect, Qt
     from PySide6.QtGui import QColor, QFont, QImage, QPainter
@@ -135,7 +137,8 @@ def write_tiles(catalog: list[dict], out_dir: Path) -> int:
         painter.drawText(QRect(6, height - 18, width - 12, 18), Qt.AlignmentFlag.AlignVCenter,
                          area or "other")
         painter.end()
-        image.save(str(out_dir / f"{cid}.png"), "PNG", 9)
+        tile = str(out_dir / f"{cid}.png")
+        image.save(tile, "PNG", 9)  # type: ignore[call-overload]  # stubs want bytes; str works
         count += 1
     return count
 

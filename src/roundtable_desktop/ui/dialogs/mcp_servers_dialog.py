@@ -268,7 +268,7 @@ class McpServersPanel(QGroupBox):
         if index is not None and not 0 <= index < len(self.rows):
             return None
         row = self.rows[index] if index is not None else None
-        if row is not None:
+        if row is not None and index is not None:
             row.setting = self.servers()[index]  # keep the checkbox as it is now
         taken = [r.setting.name for r in self.rows if r is not row]
         dialog = McpServerDialog(row, taken, self._keys, self)

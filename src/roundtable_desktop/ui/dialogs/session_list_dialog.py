@@ -78,8 +78,9 @@ class SessionListDialog(QDialog):
             for col in range(self.tree.columnCount()):
                 item.setToolTip(col, tip)
             self.tree.addTopLevelItem(item)
-        if sessions:
-            self.tree.setCurrentItem(self.tree.topLevelItem(0))
+        first = self.tree.topLevelItem(0)
+        if sessions and first is not None:
+            self.tree.setCurrentItem(first)
         else:
             self.message.setText(self.message.text() or "No sessions are stored yet.")
         self.buttons.button(QDialogButtonBox.StandardButton.Open).setEnabled(bool(sessions))

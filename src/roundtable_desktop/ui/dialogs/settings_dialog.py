@@ -49,9 +49,10 @@ from roundtable_desktop.llm.errors import (
 from roundtable_desktop.llm.keys import LLM_KEY, X_KEY, YOUTUBE_KEY, KeyStore
 from roundtable_desktop.llm.openai_compat import OpenAICompatClient
 from roundtable_desktop.llm.providers import PRESETS, ModelSettings
+from roundtable_desktop.sources.mcp_model import DEFAULT_MCP_URL
 from roundtable_desktop.ui.dialogs.mcp_servers_dialog import McpServersPanel
 from roundtable_desktop.ui.screen_fit import fit_to_screen, scrolling_body
-from roundtable_desktop.ui.settings_store import DEFAULT_MCP_URL, AppSettings
+from roundtable_desktop.ui.settings_store import AppSettings
 
 TEST_DEADLINE_S = 30.0
 

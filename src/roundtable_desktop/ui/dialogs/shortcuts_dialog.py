@@ -48,8 +48,9 @@ def shortcut_rows(bar: QMenuBar) -> list[tuple[str, str, str]]:
 
     def walk(menu: QMenu, title: str) -> None:
         for action in menu.actions():
-            if action.menu() is not None:
-                walk(action.menu(), title)
+            sub = action.menu()
+            if isinstance(sub, QMenu):
+                walk(sub, title)
             elif keys := _keys(action):
                 what = _words(action.text())
                 if (keys, what) not in seen:
@@ -57,8 +58,9 @@ def shortcut_rows(bar: QMenuBar) -> list[tuple[str, str, str]]:
                     rows.append((title, keys, what))
 
     for top in bar.actions():
-        if top.menu() is not None:
-            walk(top.menu(), _words(top.text()))
+        menu = top.menu()
+        if isinstance(menu, QMenu):
+            walk(menu, _words(top.text()))
     return rows
 
 

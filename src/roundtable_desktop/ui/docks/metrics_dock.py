@@ -87,7 +87,8 @@ class _ValueAxis(pg.AxisItem):
     labels whatever the font, so a short plot at a large zoom stacked them), at 1, 2,
     2.5 or 5 times a power of ten."""
 
-    def tickSpacing(self, minVal: float, maxVal: float, size: float):  # type: ignore[no-untyped-def]
+    def tickSpacing(self, minVal: float, maxVal: float, size: float
+                    ) -> list[tuple[float, float]]:
         span = maxVal - minVal
         if span <= 0 or size <= 0:
             return super().tickSpacing(minVal, maxVal, size)

@@ -43,6 +43,7 @@ from roundtable_desktop.ui.docks.polygon_layout import (
     SHIFTS,
     Layout,
     Marks,
+    Place,
     Point,
     choose_layout,
     extent,
@@ -328,7 +329,7 @@ class PolygonDock(BridgeDock):
         spots = []
         layout = self._layout
         scale = max(layout.scale, 1e-3) if layout is not None else 1.0
-        places = layout.places if layout is not None else ["above"] * len(self._seats)
+        places: list[Place] = layout.places if layout is not None else ["above"] * len(self._seats)
         for seat, place in zip(self._seats, places, strict=True):
             speaking = seat.id == self._current
             colour = SPEAKER_COLOUR if speaking else (
@@ -364,7 +365,7 @@ class PolygonDock(BridgeDock):
         self._apply_range()
         self._paint_edges()
 
-    def _spot(self, actor_id: str):  # type: ignore[no-untyped-def]
+    def _spot(self, actor_id: str) -> pg.SpotItem | None:
         return next((s for s in self.vertices.points() if s.data() == actor_id), None)
 
     # -- theme and size ------------------------------------------------------------------

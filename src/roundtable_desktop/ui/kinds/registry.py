@@ -21,7 +21,11 @@ _KINDS: dict[str, WindowKind] = {}
 def register_window_kind(spec: WindowKind) -> Callable[[], None]:
     """Add (or replace) a kind's window spec; returns a function that removes it (tests)."""
     _KINDS[spec.name] = spec
-    return lambda: _KINDS.pop(spec.name, None) and None
+
+    def unregister() -> None:
+        _KINDS.pop(spec.name, None)
+
+    return unregister
 
 
 def window_kind(name: str) -> WindowKind:

@@ -71,6 +71,8 @@ class RehearsalPlayer:
         self.shots = shots
         self.step_budget_s = step_budget_s
         self.max_steps = max_steps
+        self._events = 0  # engine events seen: a click has started when this grows
+        window.bridge.eventReceived.connect(self._on_bridge_event_received)
 
     async def play(self, kind: str) -> KindReport:
         report = KindReport(kind)
@@ -161,15 +163,18 @@ class RehearsalPlayer:
             if problem.startswith("phase"):  # the status line that names the action
                 report.note(problem)
         button = window.toolbar.button(action_id)
-        started = window.runner.busy
+        before = self._events
         if button is not None and button.isVisible():
             button.click()
         else:  # in More (or behind "»": the problem is noted above)
             window.toolbar.qactions[action_id].trigger()
-        await self._until(lambda: window.runner.busy or window.runner.acting or
-                          started != window.runner.busy, "the click to start", 2.0,
+        # Every action says it started (an engine event), however fast it is over.
+        await self._until(lambda: self._events > before, "the click to start", 5.0,
                           quiet=True)
         await self._timed(None, report)
+
+    def _on_bridge_event_received(self, _event: object) -> None:
+        self._events += 1
 
     async def _timed(self, task: asyncio.Task[object] | None, report: KindReport) -> None:
         began = time.monotonic()

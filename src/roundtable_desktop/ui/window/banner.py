@@ -31,7 +31,7 @@ class BannerNotice:
     message: str
     hint: str = ""
     action_label: str = ""
-    action: Callable[[], None] | None = None
+    action: Callable[[], object] | None = None
     repeats: int = 1
 
 
@@ -74,7 +74,7 @@ class NoticeBanner(QFrame):
     # -- API ------------------------------------------------------------------------------
     def show_notice(
         self, level: str, message: str, hint: str = "", *,
-        action_label: str = "", action: Callable[[], None] | None = None,
+        action_label: str = "", action: Callable[[], object] | None = None,
     ) -> None:
         level = level if level in LEVEL_WORDS else "info"
         top = self._notices[-1] if self._notices else None

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QScrollArea,
     QTabBar,
+    QWidget,
 )
 
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
@@ -263,12 +264,12 @@ def scroll_if_large(dock: QDockWidget) -> None:
 
 def content_width(dock: QDockWidget) -> int:
     """The width a dock needs to show its content uncut (a scrolled form: its inside)."""
-    body = dock.widget()
+    body: QWidget | None = dock.widget()  # None before a body is set (the stubs say never)
     if body is None:
         return 0
-    if isinstance(body, QScrollArea) and body.widget() is not None:
+    if isinstance(body, QScrollArea) and (inner := body.widget()) is not None:
         bar = body.verticalScrollBar().sizeHint().width()
-        need = body.widget().minimumSizeHint().width() + bar + 2 * body.frameWidth()
+        need = inner.minimumSizeHint().width() + bar + 2 * body.frameWidth()
     else:
         need = body.minimumSizeHint().width()
     return need + dock.width() - body.width()  # the dock's own frame around its body

@@ -122,6 +122,7 @@ class EndPanel(QFrame):
         self._buttons = buttons
 
         column = QVBoxLayout(self)
+        self._column = column  # self.layout(), typed
         column.setContentsMargins(16, 8, 16, 8)
         column.setSpacing(6)
         column.addWidget(self.headline)
@@ -147,7 +148,7 @@ class EndPanel(QFrame):
 
     def wanted_height(self) -> int:
         """The height that shows the whole result without scrolling."""
-        self.layout().activate()
+        self._column.activate()
         return self.sizeHint().height()
 
     def buttons_beside_heading(self) -> bool:
@@ -187,7 +188,7 @@ class EndPanel(QFrame):
 
     def _arrange_top(self) -> None:
         """Buttons beside the heading when both fit whole, else below it."""
-        margins = self.layout().contentsMargins()
+        margins = self._column.contentsMargins()
         room = self.width() - margins.left() - margins.right()
         self.heading.ensurePolished()  # its size comes from the stylesheet
         heading = self.heading.fontMetrics().horizontalAdvance(self.heading.text()) + 8
@@ -203,7 +204,8 @@ class EndPanel(QFrame):
         self.export_menu.clear()
         for action in actions:
             self.export_menu.addAction(action)
-        self.export_button.setMenu(self.export_menu if actions else None)
+        menu = self.export_menu if actions else None  # None: Qt's "no menu"
+        self.export_button.setMenu(menu)  # type: ignore[arg-type]  # PySide6 stubs forbid None
 
     def show_result(self, sentence: str, result: ResultSection) -> None:
         self.headline.setText(sentence)

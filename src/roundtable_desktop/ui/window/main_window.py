@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QRect, Qt, QTimer, Signal
@@ -192,8 +193,10 @@ class MainWindow(QMainWindow):
 
     def _build_dock(self, spec: DockSpec) -> QDockWidget | None:
         try:
-            dock = spec.cls(self.bridge, self, **{name: getattr(self, name)  # type: ignore[call-arg]
-                                                  for name in spec.services})
+            # A kind's dock takes (bridge, window, **services), not QDockWidget's arguments.
+            make: Callable[..., QDockWidget] = spec.cls
+            dock = make(self.bridge, self, **{name: getattr(self, name)
+                                              for name in spec.services})
         except Exception as exc:  # one broken dock must not stop the window
             log.exception("building %s failed", spec.class_name)
             self.banner.show_notice("warning", f"The {spec.class_name} could not be built "
@@ -523,8 +526,9 @@ def _kind_title(kind: str) -> str:
         return kind.capitalize() or "No session"
 
 
-def _float(value: object, default: float) -> float:
+def _float(value: Any, default: float) -> float:
+    """`value` (whatever a settings file holds) as a float, else `default`."""
     try:
-        return float(value)  # type: ignore[arg-type]
+        return float(value)
     except (TypeError, ValueError):
         return default

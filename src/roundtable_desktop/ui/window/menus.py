@@ -25,6 +25,7 @@ from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.engine.registry import kind_names
 from roundtable_desktop.engine.session_export import export_session
 from roundtable_desktop.store.database import StoreError
+from roundtable_desktop.store.export import ExportFormat
 from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
 from roundtable_desktop.ui.dialogs.settings_dialog import SettingsDialog
@@ -40,9 +41,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EXPORT_FORMATS = (("html", "HTML", "HTML page (*.html)"),
-                  ("md", "Markdown", "Markdown (*.md)"),
-                  ("json", "JSON", "JSON (*.json)"))
+EXPORT_FORMATS: tuple[tuple[ExportFormat, str, str], ...] = (
+    ("html", "HTML", "HTML page (*.html)"),
+    ("md", "Markdown", "Markdown (*.md)"),
+    ("json", "JSON", "JSON (*.json)"))
 RECENT_LIMIT = 12
 
 
@@ -131,7 +133,7 @@ class WindowMenus(QObject):
         if not shown:
             self.recent_menu.addAction("No other sessions yet").setEnabled(False)
 
-    def export(self, fmt: str) -> None:
+    def export(self, fmt: ExportFormat) -> None:
         session_id = self.window.bridge.session_id()
         if session_id is None:
             self.window.show_notice("warning", "There is no session to export.", "")
@@ -148,10 +150,10 @@ class WindowMenus(QObject):
             lambda path, f=fmt, sid=session_id: self.write_export(Path(path), f, sid))
         self._keep_open(dialog)
 
-    def write_export(self, path: Path, fmt: str, session_id: str) -> None:
+    def write_export(self, path: Path, fmt: ExportFormat, session_id: str) -> None:
         store = self.window.bridge.store() or self.window.runner.store
         try:
-            text = export_session(store, session_id, fmt)  # type: ignore[arg-type]
+            text = export_session(store, session_id, fmt)
             path.write_text(text, encoding="utf-8")
         except (OSError, StoreError) as exc:
             self.window.show_notice("error", f"Could not export to {path}: {exc}",

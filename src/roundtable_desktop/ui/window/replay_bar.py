@@ -228,12 +228,14 @@ class ReplayBar(QToolBar):
         """The title takes what the controls leave of the bar, up to its whole text and
         at most TITLE_MAX_EM wide; whole words then "…" (the tooltip has it all)."""
         metrics = self.title_label.fontMetrics()
-        spacing = self.layout().spacing()
+        layout = self.layout()
+        assert layout is not None  # a toolbar always has its layout
+        spacing = layout.spacing()
         widgets = [widget for action in self.actions() if action.isVisible()
                    and (widget := self.widgetForAction(action)) is not None]
         others = sum(max(w.sizeHint().width(), w.minimumWidth()) + spacing
                      for w in widgets if w is not self.title_label)
-        margins = self.layout().contentsMargins()
+        margins = layout.contentsMargins()
         room = self.width() - others - margins.left() - margins.right() - 2 * spacing \
             - metrics.height()  # a little slack: never push Leave replay into "»"
         whole = metrics.horizontalAdvance(self.title_label.full_text()) + 8
@@ -241,7 +243,7 @@ class ReplayBar(QToolBar):
                     min(room, whole, TITLE_MAX_EM * metrics.height()))
         if self.title_label.minimumWidth() != width or self.title_label.maximumWidth() != width:
             self.title_label.setFixedWidth(width)
-            self.layout().invalidate()  # the toolbar caches its items' sizes
+            layout.invalidate()  # the toolbar caches its items' sizes
 
     def _describe(self, step: ReplayStep, state: SessionProtocol | None) -> tuple[str, str]:
         """A short label for the bar and a full sentence for its tooltip."""

@@ -252,7 +252,7 @@ class SessionToolBar(QToolBar):
         if not self._placed:
             return
         keep = self._named_entries()
-        spacing = max(self.layout().spacing(), 0)
+        spacing = self._spacing()
         widths = {a: self._entry_width(a) + spacing for a in self._placed}
         room = self._room() - self._overhead() - self._entry_width(self._pickers)
         moved: list[QAction] = []
@@ -314,12 +314,17 @@ class SessionToolBar(QToolBar):
         probe.setText(entry.text())
         return probe.sizeHint().width()
 
+    def _spacing(self) -> int:
+        layout = self.layout()
+        return max(layout.spacing(), 0) if layout is not None else 0
+
     def _room(self) -> int:
         """The width this bar may fill. The window gives a toolbar line's spare width to
         its last bar (Stop), so this bar's room is its width plus Stop's spare width."""
         room = self.width()
         stop = self.stop_bar
-        if stop is not None and stop.isVisibleTo(self.parentWidget()):
+        window = self.parentWidget()
+        if stop is not None and window is not None and stop.isVisibleTo(window):
             room += max(stop.width() - stop.sizeHint().width(), 0)
         return room
 
@@ -327,7 +332,7 @@ class SessionToolBar(QToolBar):
         """What the bar needs beyond its entries' widths and spacing (frame, margins,
         handle), read from its own size hint as it is laid out now."""
         on_bar = [a for a in self.actions() if a.isVisible()]
-        spacing = max(self.layout().spacing(), 0)
+        spacing = self._spacing()
         entries = sum(self._entry_width(a) for a in on_bar if a is not self._more) + (
             self.more_button.sizeHint().width() if self._more.isVisible() else 0)
         return max(self.sizeHint().width() - entries - spacing * max(len(on_bar) - 1, 0), 0)

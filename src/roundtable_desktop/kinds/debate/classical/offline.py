@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.kinds.debate.classical.requests import PLAN, SPEECH, UPDATE
@@ -89,7 +90,7 @@ def classical_plan(request: ChatRequest, seed: int) -> str:
     return json.dumps(plan, ensure_ascii=False)
 
 
-def _plan_at_start(system: str, me: str, turn: int, seed: int) -> dict:
+def _plan_at_start(system: str, me: str, turn: int, seed: int) -> dict[str, Any]:
     recent = _recent_speakers(system)
     conversation = _section(system, "CONVERSATION")
     last_line = conversation.strip().splitlines()[-1] if recent else ""
@@ -118,7 +119,8 @@ def _plan_at_start(system: str, me: str, turn: int, seed: int) -> dict:
     return {"action": "speak", "urgency": round(urgency, 2), "intent": intent}
 
 
-def _plan_during(user: str, me: str, speaker: str, turn: int, seed: int) -> dict:
+def _plan_during(user: str, me: str, speaker: str, turn: int, seed: int
+                 ) -> dict[str, Any]:
     said = len(re.findall(r"^- ", user.split("SAID SO FAR THIS TURN:")[-1].split(
         "LAST SENTENCE:")[0], re.M))
     their = float(_line(user, "SPEAKER URGENCY") or 0.5)
@@ -223,7 +225,9 @@ def classical_update(request: ChatRequest, seed: int) -> str:
         r"^- (c\d+) \| (pro|con|uncertain) \| ([0-9.]+)$", user, re.M))
     others = _POSITION.findall(user)
     said = user.split("WHAT YOU JUST SAID")[-1].split("EXCERPTS YOU HAD:")[0]
-    stances, cruxes, triggers = [], [], []
+    stances: list[dict[str, Any]] = []
+    cruxes: list[dict[str, Any]] = []
+    triggers: list[str] = []
     for cid, (text, pro, con) in claims.items():
         stance, conf = mine.get(cid, ("uncertain", 0.4))
         mass = {"pro": 0.0, "con": 0.0, "uncertain": 0.0}

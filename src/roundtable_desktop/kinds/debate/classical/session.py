@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from roundtable_desktop.domain.events import StateChanged
 from roundtable_desktop.engine.base import PendingPayload
@@ -58,6 +58,7 @@ from roundtable_desktop.kinds.debate.classical.requests import (
     PLAN,
     SPEECH,
     UPDATE,
+    Built,
     SpeechUpdate,
     plan_request,
     speech_anchors,
@@ -72,12 +73,13 @@ from roundtable_desktop.kinds.debate.classical.state import (
     PlanRecord,
 )
 from roundtable_desktop.kinds.debate.classical.update import after_turn, apply_update
+from roundtable_desktop.kinds.debate.deck import Anchor
 
 if TYPE_CHECKING:
     from roundtable_desktop.kinds.debate.session import DebateSession
     from roundtable_desktop.kinds.debate.state import DebateState
 
-TURN = "turn"
+TURN: Final = "turn"
 CLASSICAL = "classical"
 PURPOSES = (PLAN, SPEECH, UPDATE)
 INTERRUPTED = "Interrupted by {name}."
@@ -128,7 +130,7 @@ def choose_interrupter(state: DebateState, plans: list[PlanRecord], speaker_urge
 
 # -- plans ---------------------------------------------------------------------------------
 def _plan_calls(session: DebateSession, index: int, live: ClassicalTurn | None
-                ) -> list[tuple[str, str, tuple]]:
+                ) -> list[tuple[str, str, Built]]:
     s = session.state
     agents = [a for a in s.agents if live is None or a.id != live.speaker]
     after = len(live.sentences) if live else 0
@@ -144,7 +146,7 @@ async def _plan_round(session: DebateSession, index: int, live: ClassicalTurn | 
     s, c = session.state, classical_of(session.state)
     after = len(live.sentences) if live else 0
 
-    async def one(agent: str, label: str, built: tuple) -> PlanRecord:
+    async def one(agent: str, label: str, built: Built) -> PlanRecord:
         request, layers = built
         result = await call_structured(session, agent, request, ActionPlan, label=label,
                                        layers=layers)
@@ -175,7 +177,8 @@ async def play_turn(session: DebateSession) -> bool:
     index = len(c.turns) + 1
     interrupts = None
     had_floor = c.next_speaker is not None
-    if had_floor:
+    plan: PlanRecord | None
+    if c.next_speaker is not None:
         plan = c.next_speaker
         last = c.turns[-1] if c.turns else None
         interrupts = last.speaker if last and last.interrupted_by == plan.agent else None
@@ -209,7 +212,7 @@ async def play_turn(session: DebateSession) -> bool:
     return _finish(session, turn) and not turn.failed
 
 
-async def _speak(session: DebateSession, turn: ClassicalTurn, anchors: list) -> bool:
+async def _speak(session: DebateSession, turn: ClassicalTurn, anchors: list[Anchor]) -> bool:
     s, c = session.state, classical_of(session.state)
     agent = s.agent(turn.speaker or "")
     request, layers = speech_request(s, session.snapshot(), session.model, agent, turn,
@@ -247,7 +250,7 @@ async def _speak(session: DebateSession, turn: ClassicalTurn, anchors: list) -> 
     return result.ok or bool(cut_by)
 
 
-async def _update(session: DebateSession, turn: ClassicalTurn, anchors: list) -> None:
+async def _update(session: DebateSession, turn: ClassicalTurn, anchors: list[Anchor]) -> None:
     s = session.state
     agent = s.agent(turn.speaker or "")
     request, layers = update_request(s, session.snapshot(), session.model, agent, turn,

@@ -55,7 +55,7 @@ class SentenceSplitter:
 
     def _abbreviation(self, dot: int) -> bool:
         word = re.search(r"([A-Za-z.]+)$", self.pending[:dot])
-        return bool(word) and word.group(1).lower() in _ABBREVIATIONS
+        return word is not None and word.group(1).lower() in _ABBREVIATIONS
 
     def flush(self) -> str:
         rest, self.pending = self.pending.strip(), ""

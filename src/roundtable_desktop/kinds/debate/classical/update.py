@@ -39,7 +39,7 @@ def _cited(cited: list[str], anchors: list[Anchor]) -> list[Anchor]:
         ref = ref.strip()
         match = _EXCERPT.match(ref)
         if match and 1 <= int(match.group(1)) <= len(anchors):
-            anchor = anchors[int(match.group(1)) - 1]
+            anchor: Anchor | None = anchors[int(match.group(1)) - 1]
         else:
             anchor = next((a for a in anchors if ref and (ref == a.source or ref in a.text)),
                           None)

@@ -24,12 +24,15 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
+from typing import TypeVar
 
 from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.kinds.debate.deck import MAX_ANCHORS, MIN_ANCHORS, sentences
 from roundtable_desktop.kinds.debate.persona_build.requests import BEGIN, END, PERSONA
 from roundtable_desktop.llm.offline_json import input_seed
 
+_T = TypeVar("_T")
 _ITEM = re.compile(r"^\[(\d+)\] source: (.*?)(?: \| title: .*)?\n(.*)$", re.M)
 _WORD = re.compile(r"[a-z][a-z'-]{3,}")
 _CLAUSE = re.compile(r"[^.,;:!?()\"“”—…\[\]]+")
@@ -128,7 +131,7 @@ class _Corpus:
         self.rare = min(topic_words, key=lambda w: counts.get(w, 0)) if topic_words \
             else self.top[-1]
 
-    def pick(self, pool: list[str], *parts: str) -> str:
+    def pick(self, pool: Sequence[_T], *parts: str) -> _T:
         return pool[_rng(self.request, self.seed, self.step, *parts) % len(pool)]
 
     def has(self, word: str) -> bool:

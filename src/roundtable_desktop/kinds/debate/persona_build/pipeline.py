@@ -317,7 +317,8 @@ class _PersonaRun:
         return contract, kept
 
 
-def _kept(items: list[CorpusItem], chosen: StructuredResult, keep: int) -> list[CorpusItem]:
+def _kept(items: list[CorpusItem], chosen: StructuredResult[Any], keep: int
+          ) -> list[CorpusItem]:
     """The items the filter picked, in its order (unknown and repeated indices dropped)."""
     if chosen.value is None:
         raise PersonaFailed(f"The filter call gave no usable answer: {chosen.error}")

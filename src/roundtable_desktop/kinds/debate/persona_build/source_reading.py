@@ -12,6 +12,9 @@ Blocking I/O: callers run it with asyncio.to_thread. Must not call models or imp
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from roundtable_desktop.domain.refusal import Refusal
 from roundtable_desktop.kinds.debate.corpus import CorpusItem, CorpusProfile
 from roundtable_desktop.kinds.debate.persona_build.config import (
@@ -24,6 +27,8 @@ from roundtable_desktop.kinds.debate.persona_build.sources.folder import read_fo
 from roundtable_desktop.kinds.debate.persona_build.sources.manual import read_manual
 from roundtable_desktop.kinds.debate.persona_build.sources.x import fetch_x_timeline
 from roundtable_desktop.llm import keys
+
+_T = TypeVar("_T")
 
 
 def default_fetch(config: DeckConfig, persona: PersonaConfig,
@@ -64,7 +69,7 @@ def _x_timeline(username: str, limits: BuildLimits) -> tuple[CorpusProfile, list
     return fetch_x_timeline(username, token=token, limit=limits.x_posts)
 
 
-def _read(which: str, read):  # type: ignore[no-untyped-def]
+def _read(which: str, read: Callable[[], _T]) -> _T:
     try:
         return read()
     except PersonaFailed:

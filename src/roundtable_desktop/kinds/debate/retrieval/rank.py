@@ -19,6 +19,7 @@ from array import array
 from collections.abc import Sequence
 from functools import cache
 from operator import mul
+from types import ModuleType
 
 RRF_K = 60
 KEYWORD_WEIGHT = 0.4
@@ -39,7 +40,7 @@ def pack_vector(vector: Sequence[float]) -> bytes:
     return data.tobytes()
 
 
-def unpack_vector(blob: bytes) -> array:
+def unpack_vector(blob: bytes) -> array[float]:
     data = array("f")
     data.frombytes(blob)
     if sys.byteorder != "little":
@@ -51,11 +52,12 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     """Cosine of two normalized vectors of one length (0.0 when the lengths differ)."""
     if len(a) != len(b):
         return 0.0
-    return sum(map(mul, a, b))
+    total: float = sum(map(mul, a, b))
+    return total
 
 
 @cache
-def _numpy():  # type: ignore[no-untyped-def]
+def _numpy() -> ModuleType | None:
     """numpy, imported on the first ranking rather than at start-up (it takes ~150 ms),
     or None: it comes with pyqtgraph, but the engine must not need it."""
     try:
@@ -73,7 +75,8 @@ def similarities(blobs: Sequence[bytes], query: Sequence[float]) -> list[float]:
     numpy = _numpy()
     if numpy is not None:
         matrix = numpy.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), -1)
-        return (matrix @ numpy.asarray(query, dtype="<f4")).tolist()
+        scores: list[float] = (matrix @ numpy.asarray(query, dtype="<f4")).tolist()
+        return scores
     return [cosine(unpack_vector(blob), query) for blob in blobs]
 
 

@@ -33,8 +33,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -91,9 +92,9 @@ def _read_corpus(deck: str, agent: Agent) -> Corpus | None:
         return None
 
 
-def message_docs(state: DebateState) -> list[tuple[tuple, Doc]]:
+def message_docs(state: DebateState) -> list[tuple[tuple[object, ...], Doc]]:
     """Every past message with a key that names it once: stance reasons, then answers."""
-    found: list[tuple[tuple, Doc]] = []
+    found: list[tuple[tuple[object, ...], Doc]] = []
     for s in state.stances:
         if s.round == 0 and s.reason and not s.failed:
             found.append((("stance", s.agent, s.claim),
@@ -119,7 +120,7 @@ class DebateRetrieval:
         self._client = client
         self._emit = emit
         self._index: RetrievalIndex | None = None
-        self._indexed: set[tuple] = set()
+        self._indexed: set[tuple[object, ...]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._lacking: ChatClient | None = None  # the client that offered no embeddings
         self._warned: set[str] = set()
@@ -154,7 +155,7 @@ class DebateRetrieval:
         self.synced_index()
         self._start(self._embed_missing())
 
-    def _start(self, work) -> None:
+    def _start(self, work: Coroutine[Any, Any, None]) -> None:
         try:
             task = asyncio.get_running_loop().create_task(work)
         except RuntimeError:  # no loop (a sync caller): `prepare` embeds them instead

@@ -74,7 +74,7 @@ class FallbackSource:
         details = getattr(self.primary, "details", None)
         if details is not None and not self.off_reason:
             try:
-                found = await details(video_id)
+                found: Candidate | None = await details(video_id)
             except SourceError:
                 found = None
             if found is not None:

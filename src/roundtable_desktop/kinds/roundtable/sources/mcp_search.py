@@ -78,8 +78,9 @@ def _records(value: Any) -> list[Any] | None:
         return value
     if isinstance(value, dict):
         for key in _LIST_KEYS:
-            if isinstance(value.get(key), list):
-                return value[key]
+            found = value.get(key)
+            if isinstance(found, list):
+                return found
         if value.get("id") or value.get("videoId") or value.get("video_id"):
             return [value]
     return None

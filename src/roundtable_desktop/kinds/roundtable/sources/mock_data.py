@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, model_validator
 
@@ -18,6 +18,8 @@ from roundtable_desktop import paths
 from roundtable_desktop.kinds.roundtable.actors import Role, UserProfile
 from roundtable_desktop.kinds.roundtable.catalog import Fact, WatchItem
 from roundtable_desktop.sources.errors import SourceError
+
+T = TypeVar("T")
 
 # The design allows an Administrator plus 2..6 participants (DESIGN.md section 1).
 MIN_PARTICIPANTS = 2
@@ -93,7 +95,7 @@ def read_json(path: Path, what: str) -> Any:
         ) from None
 
 
-def validate_as(data: Any, kind: Any, path: Path, what: str) -> Any:
+def validate_as(data: Any, kind: type[T], path: Path, what: str) -> T:
     """Validate parsed JSON against a model or type, reporting the first problem."""
     try:
         return TypeAdapter(kind).validate_python(data)

@@ -127,7 +127,8 @@ class YouTubeSource:
         for vid, item in hits.items():
             candidate = full.get(vid)
             if candidate is None:  # videos.list skipped it: keep what search.list said
-                snippet = item.get("snippet") if isinstance(item.get("snippet"), dict) else {}
+                snippet = item.get("snippet")
+                snippet = snippet if isinstance(snippet, dict) else {}
                 candidate = candidate_from_record({**snippet, "id": vid}, self.name,
                                                   html_escaped=True)
             if candidate is not None:

@@ -98,16 +98,16 @@ class DebateAnswersDock(DebateDock):
         self.row = QWidget()
         self.row_layout = QHBoxLayout(self.row)
         self.row_layout.setContentsMargins(0, 0, 0, 0)
-        self.scroll = QScrollArea()
-        self.scroll.setObjectName("debateAnswersScroll")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setWidget(self.row)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setObjectName("debateAnswersScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setWidget(self.row)
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addWidget(self.heading)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.scroll_area, 1)
         self.setWidget(body)
         self.columns: dict[str, AnswerColumn] = {}
         self._seating: list[tuple[str, int]] = []
@@ -139,8 +139,10 @@ class DebateAnswersDock(DebateDock):
             self.heading.setText("No debate is shown.")
             return
         seating = [(a, t.id) for t in state.tables for a in t.agents]
-        seen: set[str] = set()
-        seating = [(a, t) for a, t in seating if not (a in seen or seen.add(a))]
+        first: dict[str, int] = {}  # each agent once, at its first table
+        for agent, table in seating:
+            first.setdefault(agent, table)
+        seating = list(first.items())
         if not seating:
             seating = [(a.id, 1) for a in state.agents]
         self._set_columns(state, seating)
@@ -197,7 +199,8 @@ class DebateAnswersDock(DebateDock):
     # -- streaming ------------------------------------------------------------------------
     def _on_bridge_call_started(self, event: CallStarted) -> None:
         agent = event.actor_id
-        if not agent or self.debate() is None:
+        state = self.debate()
+        if not agent or state is None:
             return
         if event.purpose not in STREAMED and not (event.purpose == "repair"
                                                   and agent in self._purpose):
@@ -217,7 +220,7 @@ class DebateAnswersDock(DebateDock):
             column.extras.clear()
             if event.purpose != "repair":
                 column.set_text("")
-        self.heading.setText(self._heading(self.debate()))
+        self.heading.setText(self._heading(state))
 
     def _on_bridge_token_received(self, call_id: str, text: str, _count: int) -> None:
         agent = self._calls.get(call_id)

@@ -263,6 +263,7 @@ class DebateCardBuilderDialog(QDialog):
 
     async def _build(self) -> None:
         session = self.bridge.session()
+        assert session is not None, "the card builder builds for the session shown"
         deck = self.deck.currentText().strip()
         with tempfile.TemporaryDirectory(prefix="roundtable-card-") as scratch:
             data = card_deck_data(deck, name=self.name.text(), handle=self.handle.text(),

@@ -117,7 +117,8 @@ class DebateConversationDock(DebateDock):
     def plan_texts(self) -> list[tuple[str, str, str]]:
         """(name, plan, urgency) per row, as shown."""
         return [(i.text(0), i.text(1), i.text(2)) for i in
-                (self.plans.topLevelItem(n) for n in range(self.plans.topLevelItemCount()))]
+                (self.plans.topLevelItem(n) for n in range(self.plans.topLevelItemCount()))
+                if i is not None]
 
     def sidebar_lines(self) -> list[str]:
         return [self.sidebar.item(i).text() for i in range(self.sidebar.count())]

@@ -101,11 +101,12 @@ class DebateHistoryDialog(QDialog):
     def rows(self) -> list[DebateRow]:
         """The rows listed now (after the search), top to bottom."""
         by_id = {r.session_id: r for r in self._rows}
-        return [by_id[self.tree.topLevelItem(i).data(0, _ID_ROLE)]
-                for i in range(self.tree.topLevelItemCount())]
+        return [by_id[item.data(0, _ID_ROLE)] for i in range(self.tree.topLevelItemCount())
+                if (item := self.tree.topLevelItem(i)) is not None]
 
     def row_texts(self, index: int) -> list[str]:
         item = self.tree.topLevelItem(index)
+        assert item is not None, f"no row {index}"
         return [item.text(c) for c in range(len(COLUMNS))]
 
     def note_text(self) -> str:
@@ -114,7 +115,7 @@ class DebateHistoryDialog(QDialog):
     def choose(self, session_id: str) -> None:
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            if item.data(0, _ID_ROLE) == session_id:
+            if item is not None and item.data(0, _ID_ROLE) == session_id:
                 self.tree.setCurrentItem(item)
                 return
 
@@ -136,8 +137,9 @@ class DebateHistoryDialog(QDialog):
             for col in range(len(COLUMNS)):
                 item.setToolTip(col, tip)
             self.tree.addTopLevelItem(item)
-        if shown:
-            self.tree.setCurrentItem(self.tree.topLevelItem(0))
+        first = self.tree.topLevelItem(0)
+        if shown and first is not None:
+            self.tree.setCurrentItem(first)
         total = len(self._rows)
         if not total:
             self.count_label.setText("No debates are stored yet.")

@@ -56,7 +56,8 @@ def disagreement_map(summary: SessionSummary) -> ResultSection:
     rest = [i for i in result.items if _claim_status(i) is None]
     rest.sort(key=lambda i: next((n for n, s in enumerate(SECTIONS) if i.title.startswith(s)),
                                  len(SECTIONS)))
-    converged = sum(1 for i in outcomes if _claim_status(i)[1] == "converged")  # type: ignore[index]
+    converged = sum(1 for i in outcomes
+                    if (status := _claim_status(i)) is not None and status[1] == "converged")
     split = len(outcomes) - converged
     heading = result.heading
     if outcomes:  # short: the heading never wraps; the sentence above names the map

@@ -11,6 +11,8 @@ Must hold no engine logic.
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (
@@ -295,7 +297,7 @@ class LegionChatDock(LegionDock):
             minion_dock.show_minion(diary.minion)
         return True
 
-    def _minion_dock(self):  # type: ignore[no-untyped-def]
+    def _minion_dock(self) -> Any:  # the LegionMinionDock, found by its object name
         window = self.window()
         dock = window.findChild(QWidget, "legionMinionDock") if window is not None else None
         return dock if dock is not None and hasattr(dock, "show_minion") else None

@@ -21,7 +21,8 @@ class MentionCompleter(QCompleter):
         self.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self.setWidget(editor)
         editor.textEdited.connect(self._on_editor_text_edited)
-        self.activated[str].connect(self._on_activated)
+        on_text = self.activated[str]  # type: ignore[index]  # stubs lack Signal[type]
+        on_text.connect(self._on_activated)
 
     def set_names(self, names: list[str]) -> None:
         """The minions' names, without the "@"."""
@@ -35,7 +36,7 @@ class MentionCompleter(QCompleter):
         return [model.index(i, 0).data() for i in range(model.rowCount())]
 
     def showing(self) -> bool:
-        return self.popup().isVisible()
+        return self.popup().isVisible()  # type: ignore[union-attr]  # popup() makes one: never None
 
     def _word(self) -> tuple[int, str]:
         """Where the word being written starts, and the word ("@Al")."""
@@ -48,11 +49,11 @@ class MentionCompleter(QCompleter):
     def _on_editor_text_edited(self, _text: str) -> None:
         _start, word = self._word()
         if not word.startswith("@"):
-            self.popup().hide()
+            self.popup().hide()  # type: ignore[union-attr]  # popup() makes one: never None
             return
         self.setCompletionPrefix(word)
         if self.completionCount() == 0:
-            self.popup().hide()
+            self.popup().hide()  # type: ignore[union-attr]  # popup() makes one: never None
             return
         self.complete()
 

@@ -175,7 +175,7 @@ class LegionMinionDock(LegionDock):
             return
         while self._scores_grid.count():
             item = self._scores_grid.takeAt(0)
-            widget = item.widget()
+            widget = item.widget() if item is not None else None
             if widget is not None and widget is not self.apply_scores:
                 widget.deleteLater()
         self._spins, self._bands = {}, {}

@@ -56,7 +56,7 @@ class NegotiationBeliefsDock(NegotiationDock):
         return self.panels[side]
 
     def show_side(self, side: str) -> None:
-        self.tabs.setCurrentIndex(list(SIDES).index(side))
+        self.tabs.setCurrentIndex(SIDES.index(side))
 
     # -- refresh ----------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -85,7 +85,7 @@ class NegotiationBeliefsDock(NegotiationDock):
             self.schedule_refresh()
 
     # -- slots ------------------------------------------------------------------------------
-    def _on_panel_traits_edited(self, side: str, traits: dict) -> None:
+    def _on_panel_traits_edited(self, side: str, traits: dict[str, float]) -> None:
         self.edit_setting(Edit(id=SET_TRAITS, params={"seat": side, "traits": dict(traits)}))
 
 

@@ -70,7 +70,7 @@ class BeliefsPlot(QWidget):
         column.addWidget(self.influence_plot, 2)
         self._state: NegotiationState | None = None
         self._inks: dict[str, str] = {ALLY: "#1a5fb4", KEEPER: "#8a5600"}
-        self._names = {ALLY: ALLY, KEEPER: KEEPER}
+        self._names: dict[str, str] = {ALLY: ALLY, KEEPER: KEEPER}
 
     # -- reading (tests) --------------------------------------------------------------------
     def trait(self) -> str:

@@ -149,12 +149,12 @@ class ActorsDock(RoundtableDock):
         layout.addWidget(self.editor_box, 1)
         layout.addLayout(edit_row)
         layout.addWidget(self.message_label)
-        self.scroll = QScrollArea()
-        self.scroll.setObjectName("actorsScroll")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(inner)
-        self.setWidget(self.scroll)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setObjectName("actorsScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(inner)
+        self.setWidget(self.scroll_area)
         for field in (self.name_edit, self.role_combo, self.model_edit, self.human_check,
                       self.interests_edit, self.personality_edit, self.goal_edit,
                       self.grounding_edit, self.apply_button):
@@ -264,7 +264,7 @@ class ActorsDock(RoundtableDock):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.FocusIn and isinstance(watched, QWidget):
-            self.scroll.ensureWidgetVisible(watched, 0, 24)  # tabbing scrolls the form
+            self.scroll_area.ensureWidgetVisible(watched, 0, 24)  # tabbing scrolls the form
         return super().eventFilter(watched, event)
 
     # -- slots ----------------------------------------------------------------------------

@@ -257,7 +257,8 @@ def _selected_id(tree: QTreeWidget) -> str | None:
 
 
 def _ids(tree: QTreeWidget) -> list[str]:
-    return [tree.topLevelItem(i).data(0, _ID_ROLE) for i in range(tree.topLevelItemCount())]
+    return [item.data(0, _ID_ROLE) for i in range(tree.topLevelItemCount())
+            if (item := tree.topLevelItem(i)) is not None]
 
 
 def _name(state: MeetingState | None, actor_id: str) -> str:

@@ -129,7 +129,8 @@ class TutorChatDock(TutorDock):
             self.stream_label.clear()
         self.stream_label.setVisible(bool(self.stream_label.text()))
         static = isinstance(phase, StaticPhase) and not state.ended
-        self._set_choices([c.label for c in phase.choices] if static else [])
+        self._set_choices([c.label for c in phase.choices]
+                          if isinstance(phase, StaticPhase) and static else [])
         self.editor.setVisible(isinstance(phase, FreeformPhase))
         self.send_button.setVisible(isinstance(phase, FreeformPhase))
         self._update_send()

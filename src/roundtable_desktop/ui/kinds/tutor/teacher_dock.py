@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.domain.refusal import Refusal
 from roundtable_desktop.engine.base import Edit
 from roundtable_desktop.kinds.tutor.edit import SET_BUDGET
@@ -75,7 +76,7 @@ class TutorTeacherDock(TutorDock):
 
     def _describe(self, s: TutorState) -> str:
         c = s.cartridge
-        layers = getattr(self.bridge.session(), "layers_now", lambda: [])()
+        layers: list[LayerText] = getattr(self.bridge.session(), "layers_now", lambda: [])()
         if not layers and s.snapshot is not None:
             layers = list(s.snapshot.layers.values())
         lines = [f"Cartridge: {c.title} ({c.task_id}, v{c.version}, {c.language_name})",

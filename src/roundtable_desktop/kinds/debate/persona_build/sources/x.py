@@ -159,7 +159,8 @@ def _timeline(client: httpx.Client, user: dict[str, Any], limit: int) -> SourceI
             item = _item(post, handle)
             if item is not None and len(items) < limit:
                 items.append(item)
-        meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+        meta = data.get("meta")
+        meta = meta if isinstance(meta, dict) else {}
         next_token = str(meta.get("next_token") or "")
         if len(items) >= limit or not _NEXT_TOKEN.fullmatch(next_token):
             break
