@@ -104,12 +104,12 @@ def _place(window: MainWindow, options: RehearseOptions) -> None:
         window.set_presenter_mode(True)
         return
     available = window.available_geometry()
-    if options.size is not None:
-        width, height = options.size
-        available = QRect(available.x(), available.y(), min(width, available.width()),
-                          min(height, available.height()))
-    window.place_on_screen(available)
-    window.setGeometry(available)
+    if options.size is None or (options.size[0] >= available.width()
+                                and options.size[1] >= available.height()):
+        window.showMaximized()  # the whole screen, as a presenter would open it
+        return
+    width, height = options.size
+    window.place_on_screen(QRect(available.x(), available.y(), width, height))
     window.show()
 
 

@@ -105,8 +105,9 @@ def overflowing_toolbar(window: QMainWindow) -> str:
     if overflow is None or not overflow.isVisible():
         return ""
     hidden = [toolbar.qactions[a].text().replace("&&", "&") for a in toolbar.qactions
-              if (b := toolbar.button(a)) is None or not b.isVisible()]
-    return "the toolbar overflows into »" + (f" ({', '.join(hidden)})" if hidden else "")
+              if a not in toolbar.moved_ids()
+              and ((b := toolbar.button(a)) is None or not b.isVisible())]
+    return f"the toolbar overflows into » ({', '.join(hidden)})" if hidden else ""
 
 
 def elided_texts(window: QMainWindow) -> list[str]:

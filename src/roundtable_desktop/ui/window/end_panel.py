@@ -39,6 +39,7 @@ HEADING_SCALE = 1.6
 TITLE_SCALE = 1.35
 NUMBER_SCALE = 1.35
 ITEM_WIDTH_CHARS = 34  # a column of items is at least this many characters wide
+MAX_COLUMNS = 4
 
 
 class _ItemsArea(QScrollArea):
@@ -165,11 +166,12 @@ class EndPanel(QFrame):
         return self.items_area.isVisible() and bar.maximum() > 0
 
     def _arrange_items(self) -> None:
-        """Items in as many columns as the width holds at this zoom (each about 30 lines
-        of text wide, at most three), in reading order across; the text spans them."""
+        """Items in as many columns as the width holds at this zoom (each at least
+        ITEM_WIDTH_CHARS wide, at most MAX_COLUMNS), in reading order across; the text
+        spans them."""
         em = self.fontMetrics().averageCharWidth() or 8
         room = self.items_area.viewport().width()
-        columns = max(1, min(3, room // (ITEM_WIDTH_CHARS * em)))
+        columns = max(1, min(MAX_COLUMNS, room // (ITEM_WIDTH_CHARS * em)))
         if columns == self._columns and self.items_layout.count() == len(self._items):
             return
         self._columns = columns
@@ -182,7 +184,7 @@ class EndPanel(QFrame):
         for widget in self._items[len(items):]:  # the text, or the empty note
             self.items_layout.addWidget(widget, row, 0, 1, columns)
             row += 1
-        for column in range(3):
+        for column in range(MAX_COLUMNS):
             self.items_layout.setColumnStretch(column, 1 if column < columns else 0)
         self.items_layout.setRowStretch(row, 1)
 

@@ -298,8 +298,6 @@ class SessionStatusBar(QStatusBar):
         actor = session.current_actor_id()
         if actor and not summary.ended:
             parts.append(summary.name_of(actor))
-        result = summary.result
-        parts.append(f"{result.heading}: {len(result.items)}")
         self.turn_label.set_full_text(" · ".join(parts))
 
     @staticmethod
