@@ -54,3 +54,14 @@ def memory_keyring():
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def make_window(qtbot, qapp):  # type: ignore[no-untyped-def]
+    """`make(client_factory=None, start=True)`: the real MainWindow on a running qasync
+    loop, offscreen (tests/fakes/window_harness.py); closed and deleted afterwards."""
+    # Imported here, not above: the engine's tests run where Qt is not installed.
+    from tests.fakes.window_harness import running_qasync_loop, window_maker
+
+    with running_qasync_loop(qapp), window_maker(qtbot) as make:
+        yield make

@@ -26,10 +26,8 @@ from tests.fakes.panel_kind import OPEN_FLOOR_PANEL, PANEL
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
-    running_qasync_loop,
     wait_idle,
     wait_view,
-    window_maker,
 )
 
 pytestmark = pytest.mark.qt
@@ -44,12 +42,6 @@ def test_kinds() -> Iterator[None]:
     yield
     for remove in removers:
         remove()
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def start(qtbot, window: MainWindow, kind: str) -> str:  # type: ignore[no-untyped-def]

@@ -24,9 +24,7 @@ from tests.fakes.panel_kind import (
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 
 pytestmark = pytest.mark.qt
@@ -36,14 +34,6 @@ ROUNDTABLE_OWN = {"actorsDock", "candidatesDock", "whiteboardDock", "mcpDock", "
 Left = Qt.DockWidgetArea.LeftDockWidgetArea
 Right = Qt.DockWidgetArea.RightDockWidgetArea
 Bottom = Qt.DockWidgetArea.BottomDockWidgetArea
-
-
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def start(qtbot, window: MainWindow, kind: str) -> str:  # type: ignore[no-untyped-def]

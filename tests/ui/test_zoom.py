@@ -11,17 +11,11 @@ from PySide6.QtWidgets import QWidget
 from roundtable_desktop.ui.kinds.roundtable.dock_base import meeting_state
 from roundtable_desktop.ui.theme import ZOOM_STEPS
 from roundtable_desktop.ui.window.main_window import MainWindow
-from tests.fakes.window_harness import WAIT_MS, running_qasync_loop, window_maker
+from tests.fakes.window_harness import WAIT_MS
 
 pytestmark = pytest.mark.qt
 
 ROUNDING = 0.11  # point sizes are rounded to 0.1 pt
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def _size(widget: QWidget) -> float:

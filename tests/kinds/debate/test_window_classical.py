@@ -22,9 +22,7 @@ from roundtable_desktop.ui.kinds.debate.polygon_dock import DebatePolygonDock
 from tests.fakes.window_harness import (
     WAIT_MS,
     offline_choice,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 from tests.kinds.debate.conftest import AI_SIX, TOPIC
 from tests.kinds.debate.test_window_debate import dock, start_debate, state_of
@@ -33,12 +31,6 @@ pytestmark = pytest.mark.qt
 
 TURN_CAP = 30
 TURN_MS = WAIT_MS * 6  # a classical turn is many calls (plans after each sentence)
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):  # type: ignore[no-untyped-def]
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def deal_classical(qtbot, window) -> DebateConversationDock:  # type: ignore[no-untyped-def]

@@ -20,9 +20,7 @@ from roundtable_desktop.ui.window.main_window import MainWindow
 from tests.fakes.window_harness import (
     WAIT_MS,
     offline_choice,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 from tests.kinds.debate.conftest import AI_SIX
 
@@ -33,12 +31,6 @@ LOCKED = "odile-fontaine"
 TOPIC = "Should frontier AI models need a licence before public release?"
 ROUNDTABLE_OWN = {"actorsDock", "candidatesDock", "whiteboardDock", "mcpDock", "composerDock"}
 DEBATE_OWN = {"debateCardsDock", "debateRoomDock", "debatePolygonDock", "debateAnswersDock"}
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def state_of(window: MainWindow) -> DebateState | None:
