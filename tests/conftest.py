@@ -3,6 +3,7 @@ offscreen Qt, and no real user files."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -17,8 +18,13 @@ from roundtable_desktop.kinds.built import register_built_kinds
 from tests.fakes.memory_keyring import MemoryKeyring
 
 # The tests stand where a composition root stands (app.py, the CLI): the built kinds are
-# registered once; the window's half is registered by app.compose_window.
+# registered once, and their window half where Qt is installed (the engine's tests run
+# without it), so a window test reads the window specs before any window is composed.
 register_built_kinds()
+if importlib.util.find_spec("PySide6") is not None:
+    from roundtable_desktop.ui.kinds.built import register_built_window_kinds
+
+    register_built_window_kinds()
 
 pytest_plugins = ["tests.engine_fixtures", "tests.fakes.openai_fixture"]
 
