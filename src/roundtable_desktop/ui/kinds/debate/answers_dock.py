@@ -133,7 +133,7 @@ class DebateAnswersDock(DebateDock):
 
     # -- refresh --------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.debate()
+        state = self.state()
         if state is None:
             self._set_columns(None, [])
             self.heading.setText("No debate is shown.")
@@ -197,7 +197,7 @@ class DebateAnswersDock(DebateDock):
     # -- streaming ------------------------------------------------------------------------
     def _on_bridge_call_started(self, event: CallStarted) -> None:
         agent = event.actor_id
-        if not agent or self.debate() is None:
+        if not agent or self.state() is None:
             return
         if event.purpose not in STREAMED and not (event.purpose == "repair"
                                                   and agent in self._purpose):
@@ -217,7 +217,7 @@ class DebateAnswersDock(DebateDock):
             column.extras.clear()
             if event.purpose != "repair":
                 column.set_text("")
-        self.heading.setText(self._heading(self.debate()))
+        self.heading.setText(self._heading(self.state()))
 
     def _on_bridge_token_received(self, call_id: str, text: str, _count: int) -> None:
         agent = self._calls.get(call_id)
@@ -248,7 +248,7 @@ class DebateAnswersDock(DebateDock):
         self._streamed.clear()
         self._purpose.clear()
         self._seating = []
-        self._raised = bool(getattr(self.debate(), "rounds", None))
+        self._raised = bool(getattr(self.state(), "rounds", None))
         super()._on_bridge_session_changed()
 
 

@@ -355,7 +355,7 @@ class DebateCardsDock(DebateDock):
         except HandError as exc:
             self.reason.setText(exc.message)
             return False
-        state = self.debate()
+        state = self.state()
         session = self.live_session()
         spec = next((s for s in session.actions() if s.id == "deal"), None) \
             if session is not None else None
@@ -375,7 +375,7 @@ class DebateCardsDock(DebateDock):
 
     def _on_runner_session_started(self, _session_id: str) -> None:
         pending, self._pending_deal = self._pending_deal, None
-        state = self.debate()
+        state = self.state()
         if pending is None or state is None or state.deck != pending[0]:
             return
         _, cards, topic = pending
@@ -384,7 +384,7 @@ class DebateCardsDock(DebateDock):
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.debate()
+        state = self.state()
         if state is not None and not self._hand and self._deck is not None \
                 and state.deck == self._deck.name:
             self.set_hand([a.id for a in state.agents])  # the hand the debate holds

@@ -108,7 +108,7 @@ class DebateConversationDock(DebateDock):
 
     # -- reading (tests) ------------------------------------------------------------------
     def lines(self) -> list[str]:
-        state = self.debate()
+        state = self.state()
         return conversation_lines(state) if state is not None else []
 
     def transcript_text(self) -> str:
@@ -124,7 +124,7 @@ class DebateConversationDock(DebateDock):
 
     # -- refresh --------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.debate()
+        state = self.state()
         if state is None:
             self.heading.setText("No debate is shown.")
             self._show_html("")
@@ -204,10 +204,9 @@ class DebateConversationDock(DebateDock):
                                 quiet=ink.system, cut=ink.error, speaker=ink.speaker)
 
     # -- events ---------------------------------------------------------------------------
-    def _on_bridge_event_received(self, event: object) -> None:
-        super()._on_bridge_event_received(event)
-        if isinstance(event, StateChanged) and event.part == "phase" \
-                and event.detail == "turn" and not self.retired:
+    def on_event(self, event: object) -> None:
+        super().on_event(event)
+        if isinstance(event, StateChanged) and event.part == "phase" and event.detail == "turn":
             self.raise_()  # the conversation begins: it leads the bottom tabs
             self._make_room()
 

@@ -218,7 +218,7 @@ class DebatePolygonDock(DebateDock):
 
     # -- reading (tests) ---------------------------------------------------------------
     def claim(self) -> str:
-        return focused_claim(self.debate(), self.focus)
+        return focused_claim(self.state(), self.focus)
 
     def shown_round(self) -> int:
         return self.round_slider.value()
@@ -239,7 +239,7 @@ class DebatePolygonDock(DebateDock):
 
     # -- refresh ------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.debate()
+        state = self.state()
         self._follow_palette()
         if state is None:
             self.view.agents = []
@@ -331,11 +331,11 @@ class DebatePolygonDock(DebateDock):
             self._timer.stop()
 
     # -- events ---------------------------------------------------------------------------
-    def _on_bridge_event_received(self, event: object) -> None:
-        super()._on_bridge_event_received(event)
+    def on_event(self, event: object) -> None:
+        super().on_event(event)
         if not isinstance(event, StateChanged) or not event.detail:
             return
-        state = self.debate()
+        state = self.state()
         if state is None:
             return
         if event.part == "answer":  # its answer reads its tablemates' last answers

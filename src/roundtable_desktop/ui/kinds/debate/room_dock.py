@@ -91,7 +91,7 @@ class DebateRoomDock(DebateDock):
 
     # -- reading (tests) ------------------------------------------------------------------
     def claim(self) -> str:
-        return focused_claim(self.debate(), self.focus)
+        return focused_claim(self.state(), self.focus)
 
     def select_claim(self, claim: str) -> None:
         index = self.claim_combo.findData(claim)
@@ -111,7 +111,7 @@ class DebateRoomDock(DebateDock):
 
     # -- refresh --------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.debate()
+        state = self.state()
         session = None if self.bridge.read_only else self.bridge.session()
         specs = self.runner.actions() if self.runner is not None and session is not None \
             else []
@@ -239,9 +239,9 @@ class DebateRoomDock(DebateDock):
         self.tabs.setTabText(1, f"Flip conditions ({len(state.flips)})")
 
     # -- events and theme -----------------------------------------------------------------
-    def _on_bridge_event_received(self, event: object) -> None:
-        super()._on_bridge_event_received(event)
-        if isinstance(event, StateChanged) and event.part == "claims" and not self.retired:
+    def on_event(self, event: object) -> None:
+        super().on_event(event)
+        if isinstance(event, StateChanged) and event.part == "claims":
             self.raise_()  # the hand is dealt and the claims are in: the room leads
 
     def _on_claim_combo_changed(self, index: int) -> None:

@@ -42,7 +42,8 @@ from roundtable_desktop.kinds.legion.state import (
     mode_for,
 )
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.kinds.legion.dock_base import LegionDock, diary_text
+from roundtable_desktop.ui.kinds.legion.diary import diary_text
+from roundtable_desktop.ui.kinds.legion.dock_base import LegionDock
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 QUIET_LINES = 5  # the last silent turns shown above the diary
@@ -125,7 +126,7 @@ class LegionMinionDock(LegionDock):
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.legion()
+        state = self.state()
         if state is None:
             self.picker.clear()
             self.persona.setText("No legion session is shown.")
@@ -216,7 +217,7 @@ class LegionMinionDock(LegionDock):
     def _edit_reason(self, state: LegionState) -> str:
         if self.bridge.read_only:
             return "Replay is read-only."
-        if self.live_legion() is None:
+        if self.live_kind_session() is None:
             return "No legion session is running."
         if state.ended:
             return "The session has ended; its minions can no longer be changed."
@@ -228,7 +229,7 @@ class LegionMinionDock(LegionDock):
             widget.setToolTip(why)
 
     def _edit(self, change) -> None:  # type: ignore[no-untyped-def]
-        session = self.live_legion()
+        session = self.live_kind_session()
         if session is None:
             return
         try:
@@ -250,7 +251,7 @@ class LegionMinionDock(LegionDock):
             label.setText(_breakable(mode_for(value)))
 
     def _on_apply_scores_clicked(self) -> None:
-        state, name = self.legion(), self._minion
+        state, name = self.state(), self._minion
         if state is None or name is None:
             return
         current = state.minion(name).scores
@@ -260,7 +261,7 @@ class LegionMinionDock(LegionDock):
             self._edit(lambda session: set_scores(session, name, changed))
 
     def _on_model_editing_finished(self) -> None:
-        state, name = self.legion(), self._minion
+        state, name = self.state(), self._minion
         if state is None or name is None or not self.model.isEnabled():
             return
         wanted = self.model.text().strip() or None
@@ -273,7 +274,7 @@ class LegionMinionDock(LegionDock):
             self._on_speed_released()
 
     def _on_speed_released(self) -> None:
-        state = self.legion()
+        state = self.state()
         speed = self.speed.value() / SPEED_STEPS
         if state is not None and state.speed != speed:
             self._edit(lambda session: set_speed(session, speed))

@@ -103,7 +103,7 @@ class LegionOpinionsDock(LegionDock):
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.legion()
+        state = self.state()
         names = [m.name for m in state.minions] if state is not None else []
         wanted = [ALL_MINIONS, *names]
         if [self.picker.itemText(i) for i in range(self.picker.count())] != wanted:
@@ -216,7 +216,7 @@ class LegionOpinionsDock(LegionDock):
 
     def _on_theme_changed(self) -> None:
         self._follow_palette()
-        self._draw(self.legion())
+        self._draw(self.state())
 
     def _on_picker_changed(self, _text: str) -> None:
-        self._draw(self.legion())
+        self._draw(self.state())

@@ -1,20 +1,18 @@
-"""The base of the negotiation's own docks: reading the negotiation state, and doing.
+"""The base of the negotiation's own docks: the shared KindDock reading the shown
+session's NegotiationState, and doing.
 
-It reads the shown session's `state` only when it is a NegotiationState (the docks of
-the negotiation are shown for negotiation sessions, live or replayed), follows every
-engine event (a StateChanged's `detail` names the side that changed, which the bridge's
-`stateChanged(part)` signal drops) and performs actions two ways: turn actions (take,
-pick, edit, send) as the toolbar does, through the window's SessionRunner; settings
-(sliders, seats, flow, voices ...) through the runner when it is idle, else straight on
-the session in a task of the dock's own, since the engine accepts settings while a turn
-runs and the runner lets only one action run at a time. Must hold no engine logic and
-never write the state itself.
+It follows every engine event (a StateChanged's `detail` names the side that changed,
+which the bridge's `stateChanged(part)` signal drops) and performs actions two ways:
+turn actions (take, pick, edit, send) as the toolbar does, through the window's
+SessionRunner; settings (sliders, seats, flow, voices ...) through the runner when it is
+idle, else straight on the session in a task of the dock's own, since the engine accepts
+settings while a turn runs and the runner lets only one action run at a time. Must hold
+no engine logic and never write the state itself.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sys
 from typing import Any
@@ -24,38 +22,25 @@ from PySide6.QtWidgets import QWidget
 from roundtable_desktop.engine.base import Action, ActionUnavailable
 from roundtable_desktop.kinds.negotiation.state import NegotiationState
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, shown_state
+from roundtable_desktop.ui.docks.kind_dock import EVERY_EVENT, KindDock
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 log = logging.getLogger(__name__)
 
 
-class NegotiationDock(BridgeDock):
+class NegotiationDock(KindDock[NegotiationState]):
     """Subclasses build their widgets, implement `refresh()`, and may override
     `on_event(event)` (the default schedules a refresh)."""
 
+    state_type = NegotiationState
+    refresh_on = EVERY_EVENT
+    not_running_words = "No negotiation is running."
+    ended_words = "The negotiation has been adjudicated."
+
     def __init__(self, title: str, object_name: str, bridge: EngineBridge,
                  parent: QWidget | None = None, *, runner: SessionRunner | None = None) -> None:
-        super().__init__(title, object_name, bridge, parent)
-        self.runner = runner
+        super().__init__(title, object_name, bridge, parent, runner=runner)
         self._tasks: set[asyncio.Task[Any]] = set()  # settings performed beside a turn
-        bridge.eventReceived.connect(self._on_bridge_event_received)
-
-    # -- reading ----------------------------------------------------------------------------
-    def negotiation(self) -> NegotiationState | None:
-        """The negotiation shown (live or replayed), or None for another kind or none."""
-        return shown_state(self.bridge, NegotiationState)
-
-    def blocked(self) -> str:
-        """Why nothing may be changed now ("" when it may): replay, no session, the end."""
-        if self.bridge.read_only:
-            return "Replay is read-only."
-        state = self.negotiation()
-        if self.live_session() is None or state is None:
-            return "No negotiation is running."
-        if state.ended:
-            return "The negotiation has been adjudicated."
-        return ""
 
     # -- doing ------------------------------------------------------------------------------
     def perform_turn(self, action: Action) -> None:
@@ -93,17 +78,7 @@ class NegotiationDock(BridgeDock):
         elif exc is not None:
             sys.excepthook(type(exc), exc, exc.__traceback__)
 
-    # -- events -----------------------------------------------------------------------------
-    def on_event(self, event: object) -> None:
-        self.schedule_refresh()
-
     def retire(self) -> None:
         super().retire()
-        with contextlib.suppress(RuntimeError, TypeError):
-            self.bridge.eventReceived.disconnect(self._on_bridge_event_received)
         for task in list(self._tasks):
             task.cancel()
-
-    def _on_bridge_event_received(self, event: object) -> None:
-        if not self.retired:
-            self.on_event(event)

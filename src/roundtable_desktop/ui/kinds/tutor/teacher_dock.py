@@ -53,13 +53,13 @@ class TutorTeacherDock(TutorDock):
 
     def _on_budget_editing_finished(self) -> None:
         session = self.live_session()
-        state = self.tutor()
+        state = self.state()
         if isinstance(session, TutorSession) and state is not None \
                 and self.budget.value() != state.budget_tokens:
             session.set_budget(self.budget.value())
 
     def refresh(self) -> None:
-        state = self.tutor()
+        state = self.state()
         text = "No tutor exercise is shown." if state is None else self._describe(state)
         if self.text.toPlainText() != text:
             self.text.setPlainText(text)
