@@ -230,7 +230,7 @@ def test_leaving_replay_gives_back_the_live_view_whole(qtbot, make_window):
     perform(qtbot, window, "run_tools")
     polygon = window.docks["polygonDock"]
     qtbot.waitUntil(lambda: not polygon.animating(), timeout=WAIT_MS)
-    ids = list(polygon.vertex_positions())
+    ids = list(polygon.drawing.vertex_positions())
     edges = {(a, b) for a in ids for b in ids if a != b and polygon.edge_heat(a, b) > 0}
     last_call = window.status.last_call_text()
     assert last_call.startswith("Last call:") and edges

@@ -202,10 +202,10 @@ def test_the_polygon_shows_the_panel_and_who_it_waits_for(qtbot, make_window):
 
     perform(qtbot, window, "ask")
 
-    qtbot.waitUntil(lambda: set(polygon.vertex_positions()) == {"ada", "bo", "you"},
+    qtbot.waitUntil(lambda: set(polygon.drawing.vertex_positions()) == {"ada", "bo", "you"},
                     timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: "waiting for You" in polygon.turn_text(), timeout=WAIT_MS)
-    assert polygon.current_actor_id() == "you"
+    qtbot.waitUntil(lambda: "waiting for You" in polygon.drawing.turn_text(), timeout=WAIT_MS)
+    assert polygon.drawing.current_actor_id() == "you"
     assert polygon.edge_heat("ada", "you") > polygon.edge_heat("you", "ada")  # Ada spoke
 
 
@@ -276,8 +276,10 @@ def test_ticking_the_human_seat_brings_the_human_seat_dock_forward(qtbot, make_w
 
 def test_the_window_parts_every_kind_uses_name_no_kind():
     root = Path(__file__).resolve().parents[2] / "src/roundtable_desktop/ui"
-    neutral = ["main_window.py", "dock_set.py", "end_panel.py", "kinds/spec.py",
-               "docks/polygon_dock.py", "docks/polygon_model.py"]
+    neutral = ["window/main_window.py", "window/dock_set.py", "window/end_panel.py",
+               "kinds/spec.py",
+               "docks/polygon_dock.py", "docks/polygon_drawing.py", "docks/polygon_plot.py",
+               "docks/polygon_model.py", "docks/kind_dock.py", "docks/seat_input.py"]
     kind_test = re.compile(
         r"""kind\s*[!=]=\s*["'](roundtable|negotiation|legion|tutor|debate|panel)""")
     for name in neutral:

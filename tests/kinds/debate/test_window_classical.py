@@ -143,7 +143,7 @@ def test_sentences_appear_while_the_speech_streams_and_the_speakers_edges_light(
     assert str(seen["sentence"]) in conversation.transcript_text()
     other = next(a.id for a in state_of(window).agents if a.id != speaker)
     qtbot.waitUntil(lambda: polygon.edge_heat(speaker, other) > 0.3, timeout=WAIT_MS)
-    assert polygon.round_label.text().startswith(("Turn", "Initial"))
+    assert polygon.drawing.round_label.text().startswith(("Turn", "Initial"))
     window.runner.stop()  # the rest of the turn is not needed
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=TURN_MS)
 

@@ -12,7 +12,7 @@ Must hold no engine logic and never change the debate itself.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from roundtable_desktop.domain.events import (
     ActionFinished,
@@ -59,6 +59,23 @@ def focused_claim(state: DebateState | None, focus: ClaimFocus) -> str:
         return ""
     ids = [c.id for c in state.claims]
     return focus.claim if focus.claim in ids else ids[0]
+
+
+def fill_claim_combo(combo: QComboBox, state: DebateState, focus: ClaimFocus) -> int:
+    """The claims in `combo` ("c1: text", data: the id), the focused one current; its
+    index (-1 with no claims). Quiet: the combo emits nothing while it is filled."""
+    items = [(c.id, f"{c.id}: {c.text}") for c in state.claims]
+    current = [(combo.itemData(i), combo.itemText(i)) for i in range(combo.count())]
+    combo.blockSignals(True)
+    if items != current:
+        combo.clear()
+        for cid, text in items:
+            combo.addItem(text, cid)
+    index = combo.findData(focused_claim(state, focus))
+    if index >= 0 and index != combo.currentIndex():
+        combo.setCurrentIndex(index)
+    combo.blockSignals(False)
+    return index
 
 
 class DebateDock(KindDock[DebateState]):

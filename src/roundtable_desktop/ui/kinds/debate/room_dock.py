@@ -33,7 +33,11 @@ from roundtable_desktop.domain.events import StateChanged
 from roundtable_desktop.kinds.debate.state import DebateState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
-from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock, focused_claim
+from roundtable_desktop.ui.kinds.debate.dock_base import (
+    DebateDock,
+    fill_claim_combo,
+    focused_claim,
+)
 from roundtable_desktop.ui.kinds.debate.next_step import next_sentence
 from roundtable_desktop.ui.theme import inks
 from roundtable_desktop.ui.window.session_runner import SessionRunner
@@ -132,21 +136,8 @@ class DebateRoomDock(DebateDock):
         self._fill_flips(state)
 
     def _fill_claims(self, state: DebateState) -> None:
-        items = [(c.id, f"{c.id}: {c.text}") for c in state.claims]
-        current = [(self.claim_combo.itemData(i), self.claim_combo.itemText(i))
-                   for i in range(self.claim_combo.count())]
-        if items != current:
-            self.claim_combo.blockSignals(True)
-            self.claim_combo.clear()
-            for cid, text in items:
-                self.claim_combo.addItem(text, cid)
-            self.claim_combo.blockSignals(False)
-        index = self.claim_combo.findData(focused_claim(state, self.focus))
-        if index >= 0 and index != self.claim_combo.currentIndex():
-            self.claim_combo.blockSignals(True)
-            self.claim_combo.setCurrentIndex(index)
-            self.claim_combo.blockSignals(False)
-        self.claim_combo.setEnabled(bool(items))
+        fill_claim_combo(self.claim_combo, state, self.focus)
+        self.claim_combo.setEnabled(bool(state.claims))
 
     def _show_claim(self, state: DebateState, claim: str) -> None:
         if not claim:
