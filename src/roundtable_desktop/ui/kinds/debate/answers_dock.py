@@ -29,6 +29,7 @@ from roundtable_desktop.kinds.debate.state import Agent, AgentTurn, DebateState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock
 from roundtable_desktop.ui.kinds.debate.next_step import response_so_far
+from roundtable_desktop.ui.layouts import DOCK_MARGINS, column_of
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 STREAMED = frozenset({"answer"})  # a stance call per claim: shown once all are in
@@ -103,12 +104,7 @@ class DebateAnswersDock(DebateDock):
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll.setWidget(self.row)
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.scroll, 1)
-        self.setWidget(body)
+        self.setWidget(column_of(self.heading, (self.scroll, 1), margins=DOCK_MARGINS))
         self.columns: dict[str, AnswerColumn] = {}
         self._seating: list[tuple[str, int]] = []
         self._calls: dict[str, str] = {}  # call_id -> agent id, streaming now

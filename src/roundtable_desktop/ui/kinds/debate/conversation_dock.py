@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -48,6 +47,7 @@ from roundtable_desktop.ui.kinds.debate.conversation_text import (
     sidebar_line,
 )
 from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock
+from roundtable_desktop.ui.layouts import DOCK_MARGINS, column_of
 from roundtable_desktop.ui.theme import inks
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
@@ -97,12 +97,7 @@ class DebateConversationDock(DebateDock):
         self.splitter.addWidget(self.side)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.splitter, 1)
-        self.setWidget(body)
+        self.setWidget(column_of(self.heading, (self.splitter, 1), margins=DOCK_MARGINS))
         self._html = ""
         self.refresh()
 

@@ -17,7 +17,7 @@ import html
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -39,6 +39,8 @@ from roundtable_desktop.ui.kinds.debate.dock_base import (
     focused_claim,
 )
 from roundtable_desktop.ui.kinds.debate.next_step import next_sentence
+from roundtable_desktop.ui.plots import follow_palette, still_plot
+from roundtable_desktop.ui.text_label import text_label
 from roundtable_desktop.ui.theme import inks
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
@@ -241,16 +243,8 @@ class DebateRoomDock(DebateDock):
             self.focus.set_claim(str(claim))
 
     def _follow_palette(self) -> None:
-        pal = self.theme_palette()
-        text = pal.color(QPalette.ColorRole.Text)
-        for plot in (self.entropy_plot, self.distance_plot):
-            plot.setBackground(pal.color(QPalette.ColorRole.Base))
-            item = plot.getPlotItem()
-            for side in ("left", "bottom"):
-                axis = item.getAxis(side)
-                axis.setPen(pg.mkPen(text))
-                axis.setTextPen(pg.mkPen(text))
-                axis.setTickFont(self.font())
+        follow_palette((self.entropy_plot, self.distance_plot), self.theme_palette(),
+                       self.font())
 
     def _on_theme_changed(self) -> None:
         self._follow_palette()
@@ -258,15 +252,9 @@ class DebateRoomDock(DebateDock):
 
 
 def _plot(name: str) -> pg.PlotWidget:
-    plot = pg.PlotWidget()
-    plot.setObjectName(name)
+    plot = still_plot(name)
     plot.setMinimumSize(*PLOT_MIN)
-    item = plot.getPlotItem()
-    item.hideButtons()
-    item.setMenuEnabled(False)
-    item.setMouseEnabled(x=False, y=False)
-    item.showGrid(x=False, y=True, alpha=0.25)
-    item.getViewBox().setDefaultPadding(0.08)
+    plot.getPlotItem().getViewBox().setDefaultPadding(0.08)
     return plot
 
 
@@ -281,12 +269,6 @@ def _headed(heading: str, plot: QWidget) -> QWidget:
 
 
 def _label(name: str, *, bold: bool = False) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-    if bold:
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label
+    """The room's own words (the legend has markup), as tall as their text."""
+    return text_label(name, bold=bold, plain=False, selectable=False,
+                      policy=(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum))

@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import cast
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QResizeEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
-    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -36,6 +35,7 @@ from roundtable_desktop.ui.kinds.legion.diary import diary_text
 from roundtable_desktop.ui.kinds.legion.dock_base import LegionDock
 from roundtable_desktop.ui.kinds.legion.mention import MentionCompleter
 from roundtable_desktop.ui.kinds.legion.next_step import next_sentence, thinking_sentence
+from roundtable_desktop.ui.text_label import make_bold, text_label
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 TOPIC = "topic"
@@ -61,18 +61,18 @@ class LegionChatDock(LegionDock):
         self._session_key: int | None = None
         self._channel: str | None = None
 
-        self.status = _label("legionChatStatus", bold=True)
+        self.status = text_label("legionChatStatus", bold=True)
         self.channels = QListWidget()
         self.channels.setObjectName("legionChannels")
         self.channels.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.channels.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.channels.currentItemChanged.connect(self._on_channels_current_changed)
-        self.header = _label("legionChannelHeader", bold=True)
+        self.header = text_label("legionChannelHeader", bold=True)
         self.messages = QListWidget()
         self.messages.setObjectName("legionMessages")
         self.messages.setWordWrap(True)
         self.messages.itemClicked.connect(self._on_messages_item_clicked)
-        self.thinking = _label("legionThinking")
+        self.thinking = text_label("legionThinking")
         self.diary = QPlainTextEdit()
         self.diary.setObjectName("legionMessageDiary")
         self.diary.setReadOnly(True)
@@ -207,9 +207,7 @@ class LegionChatDock(LegionDock):
                 item = QListWidgetItem(text)
                 item.setData(CHANNEL_ROLE, channel_id)
                 if self.unread(channel_id):  # bold, so it catches the eye
-                    font = item.font()
-                    font.setBold(True)
-                    item.setFont(font)
+                    make_bold(item)
                 channel = state.channel(channel_id)
                 item.setToolTip(plain_tooltip(
                     f"{channel.title or '#' + channel.id} ({TYPE_WORDS[channel.type]})"))
@@ -270,9 +268,7 @@ class LegionChatDock(LegionDock):
                 font.setItalic(True)
                 item.setFont(font)
             else:
-                font = item.font()
-                font.setBold(True)
-                item.setFont(font)
+                make_bold(item)
             self.messages.addItem(item)
         self.messages.scrollToBottom()
 
@@ -368,15 +364,3 @@ def _message_line(speaker: str, role: str, text: str) -> str:
         return f"Topic: {text}"
     return f"{speaker}: {text}"
 
-
-def _label(name: str, *, bold: bool = False) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if bold:
-        font: QFont = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label

@@ -44,6 +44,7 @@ from roundtable_desktop.kinds.legion.state import (
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.kinds.legion.diary import diary_text
 from roundtable_desktop.ui.kinds.legion.dock_base import LegionDock
+from roundtable_desktop.ui.text_label import text_label
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 QUIET_LINES = 5  # the last silent turns shown above the diary
@@ -62,7 +63,7 @@ class LegionMinionDock(LegionDock):
         self.picker = QComboBox()
         self.picker.setObjectName("legionMinionPicker")
         self.picker.currentTextChanged.connect(self._on_picker_changed)
-        self.persona = _label("legionPersona")
+        self.persona = text_label("legionPersona")
         self.model = QLineEdit()
         self.model.setObjectName("legionMinionModel")
         self.model.editingFinished.connect(self._on_model_editing_finished)
@@ -77,9 +78,9 @@ class LegionMinionDock(LegionDock):
         self.speed.setPageStep(SPEED_STEPS // 2)
         self.speed.sliderReleased.connect(self._on_speed_released)
         self.speed.valueChanged.connect(self._on_speed_value_changed)
-        self.speed_label = _label("legionSpeedLabel")
-        self.tools = _label("legionTools")
-        self.error = _label("legionMinionError")
+        self.speed_label = text_label("legionSpeedLabel")
+        self.tools = text_label("legionTools")
+        self.error = text_label("legionMinionError")
         self.diary = QPlainTextEdit()
         self.diary.setObjectName("legionMinionDiary")
         self.diary.setReadOnly(True)
@@ -296,11 +297,3 @@ def _breakable(mode: str) -> str:
 def _speed_words(speed: float) -> str:
     return "at once" if speed <= 0 else f"×{speed:g} of predicted"
 
-
-def _label(name: str) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label

@@ -23,6 +23,7 @@ from roundtable_desktop.engine.base import Action, ActionUnavailable
 from roundtable_desktop.kinds.negotiation.state import NegotiationState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.kind_dock import EVERY_EVENT, KindDock
+from roundtable_desktop.ui.task_set import TaskSet, task_failure
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ class NegotiationDock(KindDock[NegotiationState]):
     def __init__(self, title: str, object_name: str, bridge: EngineBridge,
                  parent: QWidget | None = None, *, runner: SessionRunner | None = None) -> None:
         super().__init__(title, object_name, bridge, parent, runner=runner)
-        self._tasks: set[asyncio.Task[Any]] = set()  # settings performed beside a turn
+        self._tasks = TaskSet(self._on_task_done)  # settings performed beside a turn
 
     # -- doing ------------------------------------------------------------------------------
     def perform_turn(self, action: Action) -> None:
@@ -63,15 +64,10 @@ class NegotiationDock(KindDock[NegotiationState]):
         session = self.live_session()
         if session is None:
             return
-        task = asyncio.ensure_future(session.perform(action))
-        self._tasks.add(task)
-        task.add_done_callback(self._on_task_done)
+        self._tasks.spawn(session.perform(action), f"setting {action.id}")
 
     def _on_task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if task.cancelled():
-            return
-        exc = task.exception()
+        exc = task_failure(task)
         if isinstance(exc, ActionUnavailable):
             # The engine already said why in a Notice when it could; log the rest.
             log.info("setting refused: %s", exc)
@@ -80,5 +76,4 @@ class NegotiationDock(KindDock[NegotiationState]):
 
     def retire(self) -> None:
         super().retire()
-        for task in list(self._tasks):
-            task.cancel()
+        self._tasks.cancel()

@@ -39,6 +39,7 @@ from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
 from roundtable_desktop.ui.docks.seat_input import SeatInput
 from roundtable_desktop.ui.kinds.roundtable.dock_base import RoundtableDock
+from roundtable_desktop.ui.layouts import column_of
 
 SEND_ACTION = "send"
 _ID_ROLE = Qt.ItemDataRole.UserRole
@@ -117,18 +118,10 @@ class ComposerDock(RoundtableDock):
         self.seat.row.insertStretch(0, 1)
         self.seat.row.insertWidget(1, self.clear_button)
 
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
         tick_label = QLabel("Tick candidates to rank or finalize:")
         tick_label.setWordWrap(True)
-        left_layout.addWidget(tick_label)
-        left_layout.addWidget(self.candidate_list)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addLayout(tools)
-        right_layout.addWidget(self.seat, 1)
+        left = column_of(tick_label, self.candidate_list)
+        right = column_of(tools, (self.seat, 1))
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(right)

@@ -10,9 +10,8 @@ Must hold no engine logic.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -29,6 +28,7 @@ from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
 from roundtable_desktop.ui.docks.kind_dock import action_blocked
 from roundtable_desktop.ui.docks.seat_input import SeatInput
 from roundtable_desktop.ui.kinds.tutor.dock_base import TutorDock
+from roundtable_desktop.ui.text_label import text_label
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 USAGE_LINES = 4  # the last calls' usage shown under the chat
@@ -55,13 +55,13 @@ class TutorChatDock(TutorDock):
         super().__init__("Student chat", "tutorChatDock", bridge, parent, runner=runner)
         self._streaming: set[str] = set()
         self._usage: list[str] = []
-        self.strip = _label("tutorPhaseStrip", bold=True)
-        self.content = _label("tutorPhaseContent")
+        self.strip = text_label("tutorPhaseStrip", bold=True)
+        self.content = text_label("tutorPhaseContent")
         self.conversation = QListWidget()
         self.conversation.setObjectName("tutorConversation")
         self.conversation.setWordWrap(True)
-        self.stream_label = _label("tutorStreaming")
-        self.redaction = _label("tutorRedaction", bold=True)
+        self.stream_label = text_label("tutorStreaming")
+        self.redaction = text_label("tutorRedaction", bold=True)
         self.choices = QWidget()
         self.choices.setObjectName("tutorChoices")
         self._choice_layout = QVBoxLayout(self.choices)
@@ -72,9 +72,9 @@ class TutorChatDock(TutorDock):
         self.editor, self.send_button = self.seat.editor, self.seat.send_button
         self.editor.setPlaceholderText("Write to the trickster, then Send (Ctrl+Return)")
         self.editor.setMaximumHeight(110)
-        self.status = _label("tutorStatus")
+        self.status = text_label("tutorStatus")
         self.seat.row.insertWidget(0, self.status, 1)
-        self.usage = _label("tutorUsage")
+        self.usage = text_label("tutorUsage")
 
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -204,15 +204,3 @@ class TutorChatDock(TutorDock):
         self.usage.setText("\n".join(self._usage))
         self.schedule_refresh()
 
-
-def _label(name: str, *, bold: bool = False) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if bold:
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label
