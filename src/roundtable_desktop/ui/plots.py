@@ -1,7 +1,7 @@
 """Plots the docks draw series on (pyqtgraph), built and coloured the same way.
 
 `still_plot` is a plot that only shows: no buttons, no menu, no zoom or pan by the mouse,
-a faint grid across. `follow_palette` gives plots the theme's background, their axes the
+a faint grid across unless told. `follow_palette` gives plots the theme's background, their axes the
 theme's text colour and the dock's font (so zoom scales the ticks like every other text).
 Must hold no engine logic.
 """
@@ -14,14 +14,16 @@ import pyqtgraph as pg
 from PySide6.QtGui import QFont, QPalette
 
 
-def still_plot(name: str, *, axis_items: dict[str, pg.AxisItem] | None = None) -> pg.PlotWidget:
+def still_plot(name: str, *, axis_items: dict[str, pg.AxisItem] | None = None,
+               grid: bool = True) -> pg.PlotWidget:
     plot = pg.PlotWidget(axisItems=axis_items)
     plot.setObjectName(name)
     item = plot.getPlotItem()
     item.hideButtons()
     item.setMenuEnabled(False)
     item.setMouseEnabled(x=False, y=False)
-    item.showGrid(x=False, y=True, alpha=0.25)
+    if grid:
+        item.showGrid(x=False, y=True, alpha=0.25)
     return plot
 
 
