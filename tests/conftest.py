@@ -3,6 +3,7 @@ offscreen Qt, and no real user files."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -17,19 +18,14 @@ from roundtable_desktop.kinds.built import register_built_kinds
 from tests.fakes.memory_keyring import MemoryKeyring
 
 # The tests stand where a composition root stands (app.py, the CLI): the built kinds are
-# registered once; the window's half before each Qt test (`window_kinds` below), so the
-# engine's tests never import Qt.
+# registered once, and their window half where Qt is installed (the engine's tests run
+# without it), so a window test reads the window specs before any window is composed.
 register_built_kinds()
+if importlib.util.find_spec("PySide6") is not None:
+    from roundtable_desktop.ui.kinds.built import register_built_window_kinds
 
+    register_built_window_kinds()
 
-@pytest.fixture(autouse=True)
-def window_kinds(request):
-    """A test marked `qt` sees the built kinds' window specs, as app.compose_window
-    registers them, whether or not a window was composed before it."""
-    if request.node.get_closest_marker("qt") is not None:
-        from roundtable_desktop.ui.kinds.built import register_built_window_kinds
-
-        register_built_window_kinds()
 
 pytest_plugins = ["tests.engine_fixtures", "tests.fakes.openai_fixture"]
 
@@ -65,3 +61,14 @@ def memory_keyring():
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def make_window(qtbot, qapp):  # type: ignore[no-untyped-def]
+    """`make(client_factory=None, start=True)`: the real MainWindow on a running qasync
+    loop, offscreen (tests/fakes/window_harness.py); closed and deleted afterwards."""
+    # Imported here, not above: the engine's tests run where Qt is not installed.
+    from tests.fakes.window_harness import running_qasync_loop, window_maker
+
+    with running_qasync_loop(qapp), window_maker(qtbot) as make:
+        yield make

@@ -1,18 +1,12 @@
 """A harness for window tests: the real MainWindow on a running qasync loop, offscreen.
 
-Test modules wrap the two context managers in fixtures:
-
-    @pytest.fixture
-    def make_window(qtbot, qapp):
-        with running_qasync_loop(qapp), window_maker(qtbot) as make:
-            yield make
-
-`make(client_factory=None, start=True)` composes the window exactly as app.py
-does (store under the test's ROUNDTABLE_HOME, mock catalog), shows it and, unless told
-not to, starts a new meeting and waits until the context view has loaded it. The
-default client is the offline model with no delay. Teardown closes each window the way
-a user does (the first close cancels and awaits work) and deletes it before the
-application-owned web profile.
+The one `make_window` fixture (tests/conftest.py) wraps the two context managers; a
+test asks for it and calls `make(client_factory=None, start=True)`, which composes the
+window exactly as app.py does (store under the test's ROUNDTABLE_HOME, mock catalog),
+shows it and, unless told not to, starts a new meeting and waits until the context view
+has loaded it. The default client is the offline model with no delay. Teardown closes
+each window the way a user does (the first close cancels and awaits work) and deletes it
+before the application-owned web profile.
 
 `running_qasync_loop` never calls `qasync.QEventLoop.stop()`: that calls
 QApplication.exit() while no Qt loop runs, which (Qt 6.12, checked here) emits

@@ -26,7 +26,6 @@ from tests.fakes.window_harness import (
     running_qasync_loop,
     wait_idle,
     wait_view,
-    window_maker,
 )
 
 pytestmark = pytest.mark.qt
@@ -55,12 +54,6 @@ def _read_request(qtbot, view: ContextView) -> str:  # type: ignore[no-untyped-d
     qtbot.waitUntil(lambda: bool(results), timeout=WAIT_MS)
     assert results[0], "the view shows no request element"
     return str(results[0])
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 @pytest.fixture

@@ -22,7 +22,9 @@ from roundtable_desktop.kinds.roundtable.tools import ROUNDTABLE_TOOLS
 from roundtable_desktop.tools.parser import parse_reply
 from roundtable_desktop.ui.dialogs.call_detail_dialog import payload_sections
 from roundtable_desktop.ui.docks.calls_dock import ALL_PURPOSES, COLUMNS, CallsDock
-from roundtable_desktop.ui.docks.polygon_dock import PENDING_GLOW, SPEAKER_COLOUR, PolygonDock
+from roundtable_desktop.ui.docks.polygon_dock import PolygonDock
+from roundtable_desktop.ui.docks.polygon_model import PENDING_GLOW
+from roundtable_desktop.ui.docks.polygon_plot import SPEAKER_COLOUR
 from roundtable_desktop.ui.docks.transcript_dock import REFUSAL_COLOUR, TOOL_COLOUR, TranscriptDock
 from roundtable_desktop.ui.kinds.roundtable.actors_dock import PROMPT_MIN_LINES, ActorsDock
 from roundtable_desktop.ui.kinds.roundtable.candidates_dock import TITLE_SHARE, CandidatesDock
@@ -432,13 +434,13 @@ def test_the_inspector_says_when_a_call_has_no_layers(qtbot, live_meeting):
 def test_polygon_highlights_the_current_speaker(qtbot, live_meeting):
     dock = _dock(qtbot, PolygonDock, live_meeting)
     first = live_meeting.state.actor.id
-    assert dock.current_actor_id() == first
+    assert dock.drawing.current_actor_id() == first
     assert dock.vertex_colour(first) == SPEAKER_COLOUR
 
     live_meeting.act("next_turn")
 
     second = live_meeting.state.actor.id
-    qtbot.waitUntil(lambda: dock.current_actor_id() == second)
+    qtbot.waitUntil(lambda: dock.drawing.current_actor_id() == second)
     assert dock.vertex_colour(second) == SPEAKER_COLOUR
     assert dock.vertex_colour(first) != SPEAKER_COLOUR
 
@@ -455,7 +457,7 @@ def test_polygon_lights_an_edge_when_a_whiteboard_line_reaches_the_next_actor(
     live_meeting.act("run_tools")  # the line is written, then passTurn hands over
 
     reader, later = live_meeting.state.actor.id, live_meeting.state.actors[2].id
-    qtbot.waitUntil(lambda: dock.current_actor_id() == reader)
+    qtbot.waitUntil(lambda: dock.drawing.current_actor_id() == reader)
     assert dock.edge_heat(writer, reader) > PENDING_GLOW  # reached the reader's context
     assert dock.edge_heat(writer, later) == PENDING_GLOW  # written, not yet read
     assert dock.animating()
@@ -468,8 +470,8 @@ def test_polygon_highlights_nobody_once_the_meeting_ended(qtbot, live_meeting):
     live_meeting.drive_turns(40)
 
     assert live_meeting.session.ended
-    qtbot.waitUntil(lambda: dock.current_actor_id() is None)
-    assert dock.turn_text().endswith("ended") and "speaking" not in dock.turn_text()
+    qtbot.waitUntil(lambda: dock.drawing.current_actor_id() is None)
+    assert dock.drawing.turn_text().endswith("ended") and "speaking" not in dock.drawing.turn_text()
     assert SPEAKER_COLOUR not in {dock.vertex_colour(a.id) for a in live_meeting.state.actors}
 
 
@@ -598,8 +600,8 @@ def test_polygon_names_are_inside_the_plot_at_any_dock_size(qtbot, live_meeting)
     for width, height in ((440, 460), (300, 260), (700, 300)):
         dock.resize(width, height)
         qtbot.waitUntil(lambda w=width: dock.width() == w)
-        view = dock.view_rect()
-        rects = dock.label_rects()
+        view = dock.drawing.view_rect()
+        rects = dock.drawing.label_rects()
 
         assert len(rects) == len(live_meeting.state.actors)
         for actor_id, rect in rects.items():
@@ -610,12 +612,12 @@ def test_polygon_names_are_inside_the_plot_at_any_dock_size(qtbot, live_meeting)
 
 def test_polygon_follows_the_dark_theme(qtbot, live_meeting):
     dock = _dock(qtbot, PolygonDock, live_meeting)
-    light = dock.background_colour()
+    light = dock.drawing.background_colour()
 
     apply_theme(dock, "dark", 1.0)
 
-    qtbot.waitUntil(lambda: dock.background_colour() == colors("dark").background)
-    assert light != dock.background_colour()
+    qtbot.waitUntil(lambda: dock.drawing.background_colour() == colors("dark").background)
+    assert light != dock.drawing.background_colour()
     assert dock.vertex_colour(live_meeting.state.actor.id) == SPEAKER_COLOUR
 
 

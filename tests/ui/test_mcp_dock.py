@@ -20,21 +20,13 @@ from tests.fakes.mcp_fixture import bundled_mcp, server_env, start_server  # noq
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
-    running_qasync_loop,
     wait_idle,
     wait_view,
-    window_maker,
 )
 
 pytestmark = pytest.mark.qt
 
 START_MS = 30_000  # a child process imports the MCP SDK before it listens
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def free_port() -> int:

@@ -11,7 +11,6 @@ import pytest
 from roundtable_desktop.paths import resources_dir
 from roundtable_desktop.sources.mcp_servers_config import McpServerSetting
 from roundtable_desktop.ui.settings_store import AppSettings
-from tests.fakes.window_harness import running_qasync_loop, window_maker
 
 pytestmark = pytest.mark.qt
 START_MS = 30_000
@@ -19,12 +18,6 @@ START_MS = 30_000
 FILES = McpServerSetting(name="share", command=sys.executable, args=[
     "-m", "roundtable_desktop.kinds.legion.file_server",
     str(resources_dir() / "legion" / "sample_project")])
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def test_a_roundtable_shows_the_servers_of_settings_in_its_mcp_section(qtbot, make_window):

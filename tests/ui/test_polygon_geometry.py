@@ -12,7 +12,8 @@ from PySide6.QtCore import QPointF, QRectF
 
 from roundtable_desktop.domain.summary import Participant
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.docks.polygon_dock import SPEAKER_COLOUR, PolygonDock
+from roundtable_desktop.ui.docks.polygon_dock import PolygonDock
+from roundtable_desktop.ui.docks.polygon_plot import SPEAKER_COLOUR
 from roundtable_desktop.ui.theme import apply_theme
 
 pytestmark = pytest.mark.qt
@@ -40,8 +41,8 @@ def polygon(qtbot):
         dock.resize(width, height)
         dock.show()
         qtbot.waitUntil(lambda: dock.width() == width and dock.height() == height)
-        dock.show_participants(_seats(count), speaker)
-        qtbot.waitUntil(lambda: len(dock.dot_rects()) == count)
+        dock.drawing.show_participants(_seats(count), speaker)
+        qtbot.waitUntil(lambda: len(dock.drawing.dot_rects()) == count)
         return dock
 
     return make
@@ -52,7 +53,8 @@ def _centre(rect: QRectF) -> QPointF:
 
 
 def _overlaps(dock: PolygonDock) -> list[str]:
-    names, dots, view = dock.label_rects(), dock.dot_rects(), dock.view_rect()
+    drawing = dock.drawing
+    names, dots, view = drawing.label_rects(), drawing.dot_rects(), drawing.view_rect()
     found = []
     shown = list(names.items())
     for i, (a, rect) in enumerate(shown):
@@ -70,16 +72,16 @@ def test_names_stay_clear_of_each_other_and_of_every_dot(polygon, size, count):
     dock = polygon(*size, count)
 
     assert _overlaps(dock) == []
-    assert len(dock.label_rects()) == count
+    assert len(dock.drawing.label_rects()) == count
 
 
 @pytest.mark.parametrize("size", DOCK_SIZES, ids=[f"{w}x{h}" for w, h in DOCK_SIZES])
 @pytest.mark.parametrize("count", range(2, 9))
 def test_the_polygon_uses_most_of_its_dock(polygon, size, count):
     dock = polygon(*size, count)
-    view = dock.view_rect()
+    view = dock.drawing.view_rect()
 
-    assert dock.polygon_span() >= MOST_OF_THE_DOCK[size] * min(view.width(), view.height())
+    assert dock.drawing.polygon_span() >= MOST_OF_THE_DOCK[size] * min(view.width(), view.height())
 
 
 @pytest.mark.parametrize("count", [3, 5, 8])
@@ -87,12 +89,12 @@ def test_at_presenter_zoom_names_stay_clear_in_the_default_dock(polygon, count):
     dock = polygon(440, 360, count, zoom=1.4)
 
     assert _overlaps(dock) == []
-    assert len(dock.label_rects()) == count
+    assert len(dock.drawing.label_rects()) == count
 
 
 def test_the_speaker_is_highlighted_on_its_own_vertex(polygon):
     dock = polygon(440, 360, 6, speaker="p2")
-    dots = dock.dot_rects()
+    dots = dock.drawing.dot_rects()
     centres = {a: _centre(r) for a, r in dots.items()}
     middle = QPointF(sum(c.x() for c in centres.values()) / 6,
                      sum(c.y() for c in centres.values()) / 6)
@@ -101,33 +103,33 @@ def test_the_speaker_is_highlighted_on_its_own_vertex(polygon):
     assert max(radii) - min(radii) < 1.0  # every dot, the speaker's too, on the polygon
     assert dock.vertex_colour("p2") == SPEAKER_COLOUR
     assert dots["p2"].width() == max(r.width() for r in dots.values())
-    assert dock.label_fonts()["p2"].bold()
-    assert not dock.label_fonts()["p1"].bold()
+    assert dock.drawing.label_fonts()["p2"].bold()
+    assert not dock.drawing.label_fonts()["p1"].bold()
 
 
 def test_nothing_moves_when_the_speaker_changes(polygon, qtbot):
     dock = polygon(440, 360, 5, speaker="p0")
-    dots = {a: _centre(r) for a, r in dock.dot_rects().items()}
-    names = dock.label_rects()
+    dots = {a: _centre(r) for a, r in dock.drawing.dot_rects().items()}
+    names = dock.drawing.label_rects()
 
-    dock.show_participants(_seats(5), "p3")
+    dock.drawing.show_participants(_seats(5), "p3")
 
-    assert {a: _centre(r) for a, r in dock.dot_rects().items()} == dots
+    assert {a: _centre(r) for a, r in dock.drawing.dot_rects().items()} == dots
     assert dock.vertex_colour("p3") == SPEAKER_COLOUR
     assert dock.vertex_colour("p0") != SPEAKER_COLOUR
-    moved = {a for a, r in dock.label_rects().items() if _centre(r) != _centre(names[a])}
+    moved = {a for a, r in dock.drawing.label_rects().items() if _centre(r) != _centre(names[a])}
     assert moved <= {"p0", "p3"}  # only the names that changed weight, and only in place
     assert _overlaps(dock) == []
 
 
 def test_the_polygon_grows_with_its_dock(polygon, qtbot):
     dock = polygon(260, 220, 5)
-    spans = [dock.polygon_span()]
+    spans = [dock.drawing.polygon_span()]
 
     for width, height in DOCK_SIZES[1:]:
         dock.resize(width, height)
         qtbot.waitUntil(lambda w=width: dock.width() == w)
-        spans.append(dock.polygon_span())
+        spans.append(dock.drawing.polygon_span())
 
     assert spans == sorted(spans) and spans[-1] > 2 * spans[0]
 
@@ -135,7 +137,7 @@ def test_the_polygon_grows_with_its_dock(polygon, qtbot):
 def test_long_names_are_shortened_not_overlapped_in_a_small_dock(polygon):
     dock = polygon(260, 220, 6)
 
-    shown = dock.shown_names()
+    shown = dock.drawing.shown_names()
     assert any(shown[s.id] != s.name for s in _seats(6))
     for seat in _seats(6):
         text = shown[seat.id].rstrip("…").rstrip(".")
@@ -146,4 +148,4 @@ def test_long_names_are_shortened_not_overlapped_in_a_small_dock(polygon):
 def test_in_a_large_dock_every_name_is_shown_whole(polygon):
     dock = polygon(900, 700, 8)
 
-    assert dock.shown_names() == {s.id: s.name for s in _seats(8)}
+    assert dock.drawing.shown_names() == {s.id: s.name for s in _seats(8)}

@@ -22,21 +22,11 @@ from tests.fakes.panel_kind import (
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
-    running_qasync_loop,
     wait_idle,
     wait_view,
-    window_maker,
 )
 
 pytestmark = pytest.mark.qt
-
-
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def start_panel(qtbot, window: MainWindow) -> str:  # type: ignore[no-untyped-def]

@@ -26,10 +26,8 @@ from tests.fakes.panel_kind import OPEN_FLOOR_PANEL, PANEL
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
-    running_qasync_loop,
     wait_idle,
     wait_view,
-    window_maker,
 )
 
 pytestmark = pytest.mark.qt
@@ -44,12 +42,6 @@ def test_kinds() -> Iterator[None]:
     yield
     for remove in removers:
         remove()
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def start(qtbot, window: MainWindow, kind: str) -> str:  # type: ignore[no-untyped-def]
@@ -240,7 +232,7 @@ def test_leaving_replay_gives_back_the_live_view_whole(qtbot, make_window):
     perform(qtbot, window, "run_tools")
     polygon = window.docks["polygonDock"]
     qtbot.waitUntil(lambda: not polygon.animating(), timeout=WAIT_MS)
-    ids = list(polygon.vertex_positions())
+    ids = list(polygon.drawing.vertex_positions())
     edges = {(a, b) for a in ids for b in ids if a != b and polygon.edge_heat(a, b) > 0}
     last_call = window.status.last_call_text()
     assert last_call.startswith("Last call:") and edges

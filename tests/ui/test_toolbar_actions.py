@@ -25,9 +25,7 @@ from tests.fakes.panel_kind import OPEN_FLOOR_PANEL, PANEL, PanelSession
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 
 pytestmark = pytest.mark.qt
@@ -39,12 +37,6 @@ def test_kinds() -> Iterator[None]:
     yield
     for remove in removers:
         remove()
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def start(qtbot, window: MainWindow, kind: str, scenario: str = "default") -> str:  # type: ignore[no-untyped-def]

@@ -30,20 +30,12 @@ from tests.fakes.window_harness import (
     WAIT_MS,
     offline_choice,
     perform,
-    running_qasync_loop,
     start_new_from_the_menu,
     wait_idle,
     wait_view,
-    window_maker,
 )
 
 pytestmark = pytest.mark.qt
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def _click(qtbot, window: MainWindow, action_id: str) -> None:  # type: ignore[no-untyped-def]

@@ -20,20 +20,10 @@ from tests.fakes.panel_kind import (
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 
 pytestmark = pytest.mark.qt
-
-
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def finish_roundtable(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]

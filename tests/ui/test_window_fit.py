@@ -29,22 +29,14 @@ from tests.fakes.window_harness import (
     WAIT_MS,
     offline_choice,
     perform,
-    running_qasync_loop,
     wait_idle,
     wait_view,
-    window_maker,
 )
 
 pytestmark = pytest.mark.qt
 
 SCREENS = {"laptop": QRect(0, 0, 1366, 768), "desktop": QRect(0, 0, 1920, 1080)}
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def _launch_on(qtbot, make_window, screen: QRect, *, zoom: float = 1.0,

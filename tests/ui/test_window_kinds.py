@@ -24,9 +24,7 @@ from tests.fakes.panel_kind import (
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 
 pytestmark = pytest.mark.qt
@@ -36,14 +34,6 @@ ROUNDTABLE_OWN = {"actorsDock", "candidatesDock", "whiteboardDock", "mcpDock", "
 Left = Qt.DockWidgetArea.LeftDockWidgetArea
 Right = Qt.DockWidgetArea.RightDockWidgetArea
 Bottom = Qt.DockWidgetArea.BottomDockWidgetArea
-
-
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def start(qtbot, window: MainWindow, kind: str) -> str:  # type: ignore[no-untyped-def]
@@ -212,10 +202,10 @@ def test_the_polygon_shows_the_panel_and_who_it_waits_for(qtbot, make_window):
 
     perform(qtbot, window, "ask")
 
-    qtbot.waitUntil(lambda: set(polygon.vertex_positions()) == {"ada", "bo", "you"},
+    qtbot.waitUntil(lambda: set(polygon.drawing.vertex_positions()) == {"ada", "bo", "you"},
                     timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: "waiting for You" in polygon.turn_text(), timeout=WAIT_MS)
-    assert polygon.current_actor_id() == "you"
+    qtbot.waitUntil(lambda: "waiting for You" in polygon.drawing.turn_text(), timeout=WAIT_MS)
+    assert polygon.drawing.current_actor_id() == "you"
     assert polygon.edge_heat("ada", "you") > polygon.edge_heat("you", "ada")  # Ada spoke
 
 
@@ -288,7 +278,8 @@ def test_the_window_parts_every_kind_uses_name_no_kind():
     root = Path(__file__).resolve().parents[2] / "src/roundtable_desktop/ui"
     neutral = ["window/main_window.py", "window/dock_set.py", "window/end_panel.py",
                "kinds/spec.py",
-               "docks/polygon_dock.py", "docks/polygon_model.py"]
+               "docks/polygon_dock.py", "docks/polygon_drawing.py", "docks/polygon_plot.py",
+               "docks/polygon_model.py", "docks/kind_dock.py", "docks/seat_input.py"]
     kind_test = re.compile(
         r"""kind\s*[!=]=\s*["'](roundtable|negotiation|legion|tutor|debate|panel)""")
     for name in neutral:

@@ -11,17 +11,11 @@ from PySide6.QtWidgets import QWidget
 from roundtable_desktop.ui.kinds.roundtable.dock_base import meeting_state
 from roundtable_desktop.ui.theme import ZOOM_STEPS
 from roundtable_desktop.ui.window.main_window import MainWindow
-from tests.fakes.window_harness import WAIT_MS, running_qasync_loop, window_maker
+from tests.fakes.window_harness import WAIT_MS
 
 pytestmark = pytest.mark.qt
 
 ROUNDING = 0.11  # point sizes are rounded to 0.1 pt
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def _size(widget: QWidget) -> float:
@@ -48,9 +42,9 @@ def text_sizes(window: MainWindow) -> dict[str, float]:
         "actor editor": _size(actors.name_edit),
         "transcript": _size(window.docks["transcriptDock"].view),
         "candidates": _size(window.docks["candidatesDock"]),
-        "polygon turn line": _size(polygon.turn_label),
+        "polygon turn line": _size(polygon.drawing.turn_label),
     }
-    for actor_id, font in polygon.label_fonts().items():
+    for actor_id, font in polygon.drawing.label_fonts().items():
         sizes[f"polygon name {actor_id}"] = font.pointSizeF()
     return sizes
 
@@ -58,8 +52,8 @@ def text_sizes(window: MainWindow) -> dict[str, float]:
 def _polygon_settled(window: MainWindow) -> bool:
     """The polygon re-lays its names out on the next pass after a font change."""
     polygon = window.docks["polygonDock"]
-    plot = polygon.plot.font().pointSizeF()
-    return all(abs(f.pointSizeF() - plot) < 0.01 for f in polygon.label_fonts().values())
+    plot = polygon.drawing.plot.font().pointSizeF()
+    return all(abs(f.pointSizeF() - plot) < 0.01 for f in polygon.drawing.label_fonts().values())
 
 
 def test_zoom_in_twice_scales_every_text_by_the_same_factor(qtbot, make_window):
@@ -113,15 +107,15 @@ def test_zoom_grows_the_polygon_names_and_dots(qtbot, make_window):
     window = make_window()
     polygon = window.docks["polygonDock"]
     speaker = meeting_state(window.bridge).actor.id
-    dot = polygon.dot_rects()[speaker].width()
-    name = polygon.label_fonts()[speaker].pointSizeF()
+    dot = polygon.drawing.dot_rects()[speaker].width()
+    name = polygon.drawing.label_fonts()[speaker].pointSizeF()
 
     for _ in range(3):
         window.menus.zoom_in_action.trigger()
     qtbot.waitUntil(lambda: _polygon_settled(window), timeout=WAIT_MS)
 
-    assert polygon.label_fonts()[speaker].pointSizeF() > name
-    qtbot.waitUntil(lambda: polygon.dot_rects()[speaker].width() > dot, timeout=WAIT_MS)
+    assert polygon.drawing.label_fonts()[speaker].pointSizeF() > name
+    qtbot.waitUntil(lambda: polygon.drawing.dot_rects()[speaker].width() > dot, timeout=WAIT_MS)
 
 
 def test_the_zoom_keys_are_ctrl_plus_minus_and_zero(make_window):

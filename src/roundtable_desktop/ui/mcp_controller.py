@@ -40,6 +40,7 @@ from roundtable_desktop.sources.mcp_process import (
 )
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.settings_store import AppSettings
+from roundtable_desktop.ui.task_set import TaskSet, cancel_and_wait, task_failure
 
 if TYPE_CHECKING:
     from roundtable_desktop.sources.mcp_client import McpConnection
@@ -115,7 +116,7 @@ class McpController(QObject):
         self._status = NOT_CONNECTED
         self._offer = ""
         self._op: asyncio.Task[Any] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet(self._on_task_done)
         self._starting: asyncio.Future[BundledServer] | None = None
         self._guard = _ChildGuard()
         self._closed = False
@@ -316,15 +317,10 @@ class McpController(QObject):
         return await coro
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
-        task.set_name(what)
-        self._tasks.add(task)
-        task.add_done_callback(self._on_task_done)
-        return task
+        return self._tasks.spawn(coro, what)
 
     def _on_task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
+        if (exc := task_failure(task)) is not None:
             if isinstance(exc, McpError):  # said in the status line already
                 log.info("MCP: %s", exc)
             else:
@@ -335,12 +331,7 @@ class McpController(QObject):
             self.changed.emit()
 
     async def _cancel_tasks(self) -> None:
-        current = asyncio.current_task()
-        others = [t for t in self._tasks if t is not current and not t.done()]
-        for task in others:
-            task.cancel()
-        if others:
-            await asyncio.wait(others)
+        await cancel_and_wait(self._tasks.others())
 
     # -- slots ---------------------------------------------------------------------------------
     def _on_connection_changed(self) -> None:

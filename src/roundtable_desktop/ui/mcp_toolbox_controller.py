@@ -36,6 +36,7 @@ from roundtable_desktop.sources.mcp_toolbox import McpToolbox
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.mcp_controller import McpController
 from roundtable_desktop.ui.settings_store import AppSettings
+from roundtable_desktop.ui.task_set import TaskSet, cancel_and_wait, task_failure
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ class McpToolboxController(QObject):
         self._failures: dict[str, str] = {}
         self._lost: set[str] = set()  # servers whose loss was said already
         self._op: asyncio.Task[Any] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet(self._on_task_done)
         self._live: SessionProtocol | None = None
         self._attached: SessionProtocol | None = None
         self._attached_as: tuple[tuple[str, int], ...] = ()
@@ -147,12 +148,7 @@ class McpToolboxController(QObject):
     async def shutdown(self) -> None:
         """Cancel what runs, detach the live session, close the servers (window close)."""
         self._closed = True
-        current = asyncio.current_task()
-        others = [t for t in self._tasks if t is not current and not t.done()]
-        for task in others:
-            task.cancel()
-        if others:
-            await asyncio.wait(others)
+        await cancel_and_wait(self._tasks.others())
         self._detach()
         toolbox, self._toolbox = self._toolbox, None
         if toolbox is not None:
@@ -195,15 +191,10 @@ class McpToolboxController(QObject):
         self.changed.emit()
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
-        task.set_name(what)
-        self._tasks.add(task)
-        task.add_done_callback(self._on_task_done)
-        return task
+        return self._tasks.spawn(coro, what)
 
     def _on_task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
+        if (exc := task_failure(task)) is not None:
             sys.excepthook(type(exc), exc, exc.__traceback__)
         self.changed.emit()
 

@@ -21,8 +21,6 @@ from roundtable_desktop.ui.kinds.debate.cards_dock import DebateCardsDock
 from tests.fakes.window_harness import (
     WAIT_MS,
     offline_choice,
-    running_qasync_loop,
-    window_maker,
 )
 from tests.kinds.debate.test_window_debate import dock, start_debate
 
@@ -64,12 +62,6 @@ def notes_folder(tmp_path):  # type: ignore[no-untyped-def]
     for n, text in enumerate(NOTES, start=1):
         (folder / f"note-{n:02}.md").write_text(f"# Note {n}\n\n{text}\n", encoding="utf-8")
     return folder
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):  # type: ignore[no-untyped-def]
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def open_builder(qtbot, window) -> tuple[DebateCardsDock, DebateCardBuilderDialog]:  # type: ignore[no-untyped-def]

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from roundtable_desktop.kinds.debate.deck import DIMENSIONS, load_deck
 from roundtable_desktop.ui.kinds.debate.cards_dock import DebateCardsDock
-from tests.fakes.window_harness import WAIT_MS, running_qasync_loop, wait_idle, window_maker
+from tests.fakes.window_harness import WAIT_MS, wait_idle
 from tests.kinds.debate.test_window_debate import (
     HAND,
     LOCKED,
@@ -22,12 +22,6 @@ from tests.kinds.debate.test_window_debate import (
 )
 
 pytestmark = pytest.mark.qt
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 @pytest.fixture

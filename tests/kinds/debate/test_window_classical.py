@@ -22,9 +22,7 @@ from roundtable_desktop.ui.kinds.debate.polygon_dock import DebatePolygonDock
 from tests.fakes.window_harness import (
     WAIT_MS,
     offline_choice,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 from tests.kinds.debate.conftest import AI_SIX, TOPIC
 from tests.kinds.debate.test_window_debate import dock, start_debate, state_of
@@ -33,12 +31,6 @@ pytestmark = pytest.mark.qt
 
 TURN_CAP = 30
 TURN_MS = WAIT_MS * 6  # a classical turn is many calls (plans after each sentence)
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):  # type: ignore[no-untyped-def]
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def deal_classical(qtbot, window) -> DebateConversationDock:  # type: ignore[no-untyped-def]
@@ -151,7 +143,7 @@ def test_sentences_appear_while_the_speech_streams_and_the_speakers_edges_light(
     assert str(seen["sentence"]) in conversation.transcript_text()
     other = next(a.id for a in state_of(window).agents if a.id != speaker)
     qtbot.waitUntil(lambda: polygon.edge_heat(speaker, other) > 0.3, timeout=WAIT_MS)
-    assert polygon.round_label.text().startswith(("Turn", "Initial"))
+    assert polygon.drawing.round_label.text().startswith(("Turn", "Initial"))
     window.runner.stop()  # the rest of the turn is not needed
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=TURN_MS)
 

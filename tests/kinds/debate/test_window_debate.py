@@ -20,9 +20,7 @@ from roundtable_desktop.ui.window.main_window import MainWindow
 from tests.fakes.window_harness import (
     WAIT_MS,
     offline_choice,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 from tests.kinds.debate.conftest import AI_SIX
 
@@ -33,12 +31,6 @@ LOCKED = "odile-fontaine"
 TOPIC = "Should frontier AI models need a licence before public release?"
 ROUNDTABLE_OWN = {"actorsDock", "candidatesDock", "whiteboardDock", "mcpDock", "composerDock"}
 DEBATE_OWN = {"debateCardsDock", "debateRoomDock", "debatePolygonDock", "debateAnswersDock"}
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def state_of(window: MainWindow) -> DebateState | None:
@@ -172,15 +164,15 @@ def test_the_polygon_shading_follows_the_selected_claim(qtbot, make_window):
 
     for claim in (converged, split):
         room.select_claim(claim)
-        qtbot.waitUntil(lambda c=claim: polygon.claim() == c and {
-            a.id: polygon.vertex_stance(a.id).side for a in state.agents} == sides(c),
+        qtbot.waitUntil(lambda c=claim: polygon.drawing.claim() == c and {
+            a.id: polygon.drawing.vertex_stance(a.id).side for a in state.agents} == sides(c),
             timeout=WAIT_MS)
-    assert polygon.claim_combo.currentData() == split
+    assert polygon.drawing.claim_combo.currentData() == split
     colours = {polygon.vertex_colour(a.id) for a in state.agents}
     room.select_claim(converged)
     qtbot.waitUntil(lambda: {polygon.vertex_colour(a.id) for a in state.agents} != colours,
                     timeout=WAIT_MS)
-    assert len({polygon.vertex_stance(a.id).side for a in state.agents} - {"uncertain"}) \
+    assert len({polygon.drawing.vertex_stance(a.id).side for a in state.agents} - {"uncertain"}) \
         <= len(set(sides(split).values()) - {"uncertain"})
 
 
@@ -190,15 +182,15 @@ def test_the_polygon_shows_any_round_and_the_initial_stances(qtbot, make_window)
     play_to_the_map(qtbot, window)
     state = state_of(window)
     polygon = dock(window, "debatePolygonDock", DebatePolygonDock)
-    claim = polygon.claim()
+    claim = polygon.drawing.claim()
 
-    polygon.round_slider.setValue(0)
+    polygon.drawing.round_slider.setValue(0)
 
     initial = {s.agent: s.stance for s in state.stances if s.round == 0 and s.claim == claim}
-    qtbot.waitUntil(lambda: {a: polygon.vertex_stance(a).side for a in initial} == initial,
+    qtbot.waitUntil(lambda: {a: polygon.drawing.vertex_stance(a).side for a in initial} == initial,
                     timeout=WAIT_MS)
-    assert polygon.round_label.text() == "Initial stances"
-    assert polygon.vertex_names() == [a.name for a in state.agents]
+    assert polygon.drawing.round_label.text() == "Initial stances"
+    assert polygon.drawing.vertex_names() == [a.name for a in state.agents]
 
 
 def test_an_agents_answer_lights_the_edges_to_its_tablemates(qtbot, make_window):

@@ -11,7 +11,7 @@ from roundtable_desktop.kinds.debate.deck import load_deck
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.ui.kinds.debate.history_dialog import DebateHistoryDialog
-from tests.fakes.window_harness import WAIT_MS, running_qasync_loop, window_maker
+from tests.fakes.window_harness import WAIT_MS
 from tests.kinds.debate.conftest import AI_SIX, TOPIC
 from tests.kinds.debate.test_window_debate import start_debate
 
@@ -46,9 +46,9 @@ def past_debates(capsys):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def make_window(qtbot, qapp, past_debates):  # type: ignore[no-untyped-def]
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
+def make_window(past_debates, make_window):  # type: ignore[no-untyped-def]
+    """The shared window maker, once the past debates are stored (before its loop runs)."""
+    return make_window
 
 
 def open_page(qtbot, window) -> DebateHistoryDialog:  # type: ignore[no-untyped-def]

@@ -19,9 +19,7 @@ from roundtable_desktop.ui.kinds.registry import window_kind
 from tests.fakes.window_harness import (
     WAIT_MS,
     offline_choice,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 from tests.kinds.legion.window_helpers import (
     LEGION_DOCKS,
@@ -38,12 +36,6 @@ from tests.kinds.legion.window_helpers import (
 pytestmark = pytest.mark.qt
 Left = Qt.DockWidgetArea.LeftDockWidgetArea
 Right = Qt.DockWidgetArea.RightDockWidgetArea
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 # -- the registry -------------------------------------------------------------------------------

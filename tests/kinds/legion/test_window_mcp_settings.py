@@ -16,7 +16,6 @@ from roundtable_desktop.paths import resources_dir
 from roundtable_desktop.sources.mcp_servers_config import McpServerSetting
 from roundtable_desktop.ui.settings_store import AppSettings
 from roundtable_desktop.ui.window.main_window import MainWindow
-from tests.fakes.window_harness import running_qasync_loop, window_maker
 from tests.kinds.legion.window_helpers import minion_dock, start_legion, state_of, write
 
 pytestmark = pytest.mark.qt
@@ -27,12 +26,6 @@ FILES = McpServerSetting(name="share", command=sys.executable, args=[
     str(resources_dir() / "legion" / "sample_project")])
 DEAD = McpServerSetting(name="broken", command=sys.executable,
                         args=["-c", "raise SystemExit(3)"])
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def _tools(window: MainWindow) -> list[str]:

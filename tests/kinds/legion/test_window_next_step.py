@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from roundtable_desktop.kinds.legion.scenario import new_state
 from roundtable_desktop.kinds.legion.state import Diary, PerceptionPlan, ToolStep
-from roundtable_desktop.ui.kinds.legion.dock_base import diary_text
+from roundtable_desktop.ui.kinds.legion.diary import diary_text
 from roundtable_desktop.ui.kinds.legion.next_step import next_sentence, thinking_sentence
 
 

@@ -11,16 +11,9 @@ from roundtable_desktop.domain.calls import CallOutcome, CallStatus
 from roundtable_desktop.domain.events import CallStarted
 from roundtable_desktop.ui.context.payload_tabs import PayloadTabs, TabState
 from roundtable_desktop.ui.window.main_window import MainWindow
-from tests.fakes.window_harness import running_qasync_loop, window_maker
 from tests.kinds.legion.window_helpers import start_legion, state_of, write
 
 pytestmark = pytest.mark.qt
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 class TabsAtResponse:

@@ -12,18 +12,12 @@ import pytest
 from roundtable_desktop.context.request_document import messages_from_document
 from roundtable_desktop.domain.events import CallFinished
 from roundtable_desktop.ui.window.main_window import MainWindow
-from tests.fakes.window_harness import WAIT_MS, running_qasync_loop, wait_idle, window_maker
+from tests.fakes.window_harness import WAIT_MS, wait_idle
 from tests.kinds.legion.window_helpers import start_legion, state_of, write
 
 pytestmark = pytest.mark.qt
 SEED_TURNS = ("hi", "ur amazing ily",
               "Can you tell me what files are in the `components` directory?")
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 class ShownTabs:

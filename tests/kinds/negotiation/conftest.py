@@ -104,3 +104,14 @@ def game() -> Game:
 @pytest.fixture
 def make_game() -> Callable[..., Game]:
     return new_game
+
+
+@pytest.fixture
+def window(qtbot, make_window):  # type: ignore[no-untyped-def]
+    """The real window with a negotiation started in it (offscreen, offline model)."""
+    # Imported here: the negotiation's engine tests run where Qt is not installed.
+    from tests.kinds.negotiation.window_helpers import start_negotiation
+
+    window = make_window()
+    start_negotiation(qtbot, window)
+    return window

@@ -22,9 +22,7 @@ from tests.fakes.window_harness import (
     edit,
     offline_choice,
     perform,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 from tests.kinds.negotiation.window_helpers import (
     beliefs_dock,
@@ -36,14 +34,6 @@ from tests.kinds.negotiation.window_helpers import (
 )
 
 pytestmark = pytest.mark.qt
-
-
-@pytest.fixture
-def window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        window = make()
-        start_negotiation(qtbot, window)
-        yield window
 
 
 def drag(slider, value: float) -> None:  # type: ignore[no-untyped-def]
@@ -154,20 +144,19 @@ def test_the_sliders_are_disabled_once_adjudicated_and_say_why(qtbot, window):
     assert "adjudicated" in slider.toolTip()
 
 
-def test_a_slider_let_go_of_while_a_turn_streams_applies_at_once(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        window = make(offline_choice(delay_s=0.01))
-        start_negotiation(qtbot, window)
-        window.runner.perform(Action(id="auto", steps=2))
-        qtbot.waitUntil(window.runner.acting, timeout=WAIT_MS)
+def test_a_slider_let_go_of_while_a_turn_streams_applies_at_once(qtbot, make_window):
+    window = make_window(offline_choice(delay_s=0.01))
+    start_negotiation(qtbot, window)
+    window.runner.perform(Action(id="auto", steps=2))
+    qtbot.waitUntil(window.runner.acting, timeout=WAIT_MS)
 
-        drag(beliefs_dock(window).panel("KEEPER").sliders["authority"], 1)
+    drag(beliefs_dock(window).panel("KEEPER").sliders["authority"], 1)
 
-        qtbot.waitUntil(lambda: state_of(window).sides["KEEPER"].self_profile.authority == 1,
-                        timeout=WAIT_MS)
-        assert window.runner.acting()  # the turn was still running
-        window.runner.stop()
-        wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: state_of(window).sides["KEEPER"].self_profile.authority == 1,
+                    timeout=WAIT_MS)
+    assert window.runner.acting()  # the turn was still running
+    window.runner.stop()
+    wait_idle(qtbot, window)
 
 
 def test_a_failed_observer_update_is_said_under_the_kept_model(qtbot):

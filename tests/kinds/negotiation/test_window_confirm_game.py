@@ -8,19 +8,11 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.fakes.window_harness import WAIT_MS, running_qasync_loop, wait_idle, window_maker
-from tests.kinds.negotiation.window_helpers import sequencer_dock, start_negotiation, state_of
+from tests.fakes.window_harness import WAIT_MS, wait_idle
+from tests.kinds.negotiation.window_helpers import sequencer_dock, state_of
 
 pytestmark = pytest.mark.qt
 MAX_TURNS = 24
-
-
-@pytest.fixture
-def window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        window = make()
-        start_negotiation(qtbot, window)
-        yield window
 
 
 def play_one_turn(qtbot, window) -> None:  # type: ignore[no-untyped-def]

@@ -23,7 +23,7 @@ from roundtable_desktop.ui.kinds.negotiation.window import (
     next_sentence,
 )
 from roundtable_desktop.ui.kinds.registry import window_kind
-from tests.fakes.window_harness import perform, running_qasync_loop, window_maker
+from tests.fakes.window_harness import perform
 from tests.kinds.negotiation.window_helpers import (
     NEGOTIATION_DOCKS,
     ROUNDTABLE_OWN,
@@ -35,12 +35,6 @@ from tests.kinds.negotiation.window_helpers import (
 pytestmark = pytest.mark.qt
 Left = Qt.DockWidgetArea.LeftDockWidgetArea
 Right = Qt.DockWidgetArea.RightDockWidgetArea
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def fresh_state():

@@ -13,25 +13,14 @@ from roundtable_desktop.ui.kinds.negotiation.phase_strip import DONE, LIVE, SKIP
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 from tests.kinds.negotiation.window_helpers import (
     sequencer_dock,
-    start_negotiation,
     state_of,
 )
 
 pytestmark = pytest.mark.qt
-
-
-@pytest.fixture
-def window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        window = make()
-        start_negotiation(qtbot, window)
-        yield window
 
 
 def confirm_turn(qtbot, window) -> None:  # type: ignore[no-untyped-def]

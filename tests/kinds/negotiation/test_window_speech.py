@@ -10,26 +10,15 @@ from roundtable_desktop.ui.kinds.negotiation.speech import QtSpeaker
 from tests.fakes.window_harness import (
     WAIT_MS,
     perform,
-    running_qasync_loop,
     wait_idle,
-    window_maker,
 )
 from tests.kinds.negotiation.window_helpers import (
     FakeSpeaker,
     sequencer_dock,
-    start_negotiation,
     state_of,
 )
 
 pytestmark = pytest.mark.qt
-
-
-@pytest.fixture
-def window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        window = make()
-        start_negotiation(qtbot, window)
-        yield window
 
 
 def choose_voice(seat, name: str) -> None:  # type: ignore[no-untyped-def]

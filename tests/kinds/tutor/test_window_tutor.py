@@ -15,16 +15,10 @@ from roundtable_desktop.ui.kinds.tutor.teacher_dock import TutorTeacherDock
 from roundtable_desktop.ui.window.main_window import MainWindow
 from roundtable_desktop.ui.window.session_runner import ClientChoice
 from tests.fakes.scripted_model import ScriptedClient
-from tests.fakes.window_harness import WAIT_MS, running_qasync_loop, wait_idle, window_maker
+from tests.fakes.window_harness import WAIT_MS, wait_idle
 from tests.kinds.tutor.conftest import CHAIN, TIP
 
 pytestmark = pytest.mark.qt
-
-
-@pytest.fixture
-def make_window(qtbot, qapp):
-    with running_qasync_loop(qapp), window_maker(qtbot) as make:
-        yield make
 
 
 def start_tutor(qtbot, window: MainWindow, scenario: str) -> None:  # type: ignore[no-untyped-def]

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -41,6 +40,7 @@ from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.dialogs.call_detail_dialog import CallDetailDialog
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.text_label import buddy_label
 from roundtable_desktop.ui.theme import LIGHT_INKS, Inks, inks
 
 COLUMNS = ("Time", "Actor", "Purpose", "Model", "Prompt", "Completion", "Latency", "Cost",
@@ -185,9 +185,7 @@ class CallsDock(BridgeDock):
         self.table.activated.connect(self._on_table_activated)
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
-        label = QLabel("&Purpose:")
-        label.setBuddy(self.purpose_combo)
-        bar.addWidget(label)
+        bar.addWidget(buddy_label("&Purpose:", self.purpose_combo))
         bar.addWidget(self.purpose_combo)
         bar.addStretch(1)
         box = QWidget()

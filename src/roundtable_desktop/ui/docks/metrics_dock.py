@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette, QResizeEvent
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
     QComboBox,
@@ -38,6 +38,8 @@ from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
 from roundtable_desktop.ui.elided_label import ElidedLabel
+from roundtable_desktop.ui.plots import follow_palette, still_plot
+from roundtable_desktop.ui.text_label import buddy_label
 from roundtable_desktop.ui.theme import Inks, inks
 
 BY_PURPOSE, BY_PARTICIPANT = "By purpose", "By participant"
@@ -189,9 +191,7 @@ class MetricsDock(BridgeDock):
         self.stack.addWidget(self.plots)
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 2, 6, 2)
-        label = QLabel("&Curves:")
-        label.setBuddy(self.group_combo)
-        bar.addWidget(label)
+        bar.addWidget(buddy_label("&Curves:", self.group_combo))
         bar.addWidget(self.group_combo)
         bar.addWidget(self.legend, 2)  # on the bar's line: the plots keep that height
         bar.addWidget(self.totals, 2, Qt.AlignmentFlag.AlignRight)
@@ -279,15 +279,9 @@ class MetricsDock(BridgeDock):
 
     # -- drawing ------------------------------------------------------------------------------
     def _plot(self, name: str) -> pg.PlotWidget:
-        plot = pg.PlotWidget(axisItems={"left": _ValueAxis("left")})
-        plot.setObjectName(name)
+        plot = still_plot(name, axis_items={"left": _ValueAxis("left")})
         plot.setAntialiasing(True)
-        item = plot.getPlotItem()
-        item.hideButtons()
-        item.setMenuEnabled(False)
-        item.setMouseEnabled(x=False, y=False)
-        item.showGrid(x=False, y=True, alpha=0.25)
-        item.getViewBox().setDefaultPadding(0.08)  # the marks at the edges stay whole
+        plot.getPlotItem().getViewBox().setDefaultPadding(0.08)  # marks at the edges stay whole
         plot.setMinimumSize(*PLOT_MIN)
         return plot
 
@@ -351,17 +345,7 @@ class MetricsDock(BridgeDock):
     def _follow_palette(self) -> None:
         pal = self.theme_palette()
         self._inks = inks(pal)
-        text = pal.color(QPalette.ColorRole.Text)
-        font = self.font()
-        for plot in (self.latency_plot, self.tokens_plot):
-            plot.setBackground(pal.color(QPalette.ColorRole.Base))
-            item = plot.getPlotItem()
-            for side in ("left", "bottom"):
-                axis = item.getAxis(side)
-                axis.setPen(pg.mkPen(text))
-                axis.setTextPen(pg.mkPen(text))
-                axis.setTickFont(font)
-                axis.label.setFont(font)
+        follow_palette((self.latency_plot, self.tokens_plot), pal, self.font())
 
     def _on_theme_changed(self) -> None:
         self._follow_palette()

@@ -1,215 +1,89 @@
-"""The Polygon dock (pyqtgraph): the participants at the vertices of a regular polygon.
+"""The Polygon dock: the participants at the vertices of a regular polygon, edges lit as
+they reach each other. One dock for every kind; how a kind draws its vertices is a hook.
 
-It draws any kind through the neutral model of polygon_model.py: the participants of
-the session's summary, the speaker (its current actor, or who answers now) and the
-edges. `refresh()` reads the bridge's summary; `show_participants` draws any list. The
-speaker's dot stays on its vertex and is highlighted there (larger, amber, outlined;
-its name bold); once the session ended nobody is. Edges show what one participant
-wrote reaching another's context: when A writes something shared (a spoken transcript
-line, or a tool that changed the whiteboard, transcript or suggestions), the edges
-A→others glow faintly until each of them reads (their call starts or their turn
-comes); then A→B flashes, a small dot travels from A to B, and the flash fades. The
-edges belong to their session: replay shows its own, and leaving replay gives the live
-ones back. The fade runs on a QTimer only while something is fading, and each frame
-touches only the active edges, so an idle polygon costs nothing.
-Size: names are in the dock's font (so zoom scales them like every other text) and the
-dots and gaps are measured in that font's height; the polygon takes the largest scale at
-which every name and dot is inside the plot and no name touches another name or any dot
-(polygon_layout.py). Names are shortened ("Teodor L.", "Teo…") only when that is what
-keeps them apart or the polygon readable; the vertex's tooltip has the full name, and
-its shape (square: administrator) and colour (green: a human seat) say the rest. Names
-are measured bold, as the speaker's is, so nothing moves when the speaker changes. The
-names sit on a veil of the background above the edges and the faint polygon outline.
-Background, names and edges follow the window's theme (BridgeDock.theme_palette).
-Must hold no engine logic and never change the state.
-"""
+The dock keeps what every polygon shares: who answers now (each call in flight, by actor,
+in order), the edges (polygon_model.Interactions: waiting, flashing, fading; a live
+session's kept while replay shows its own), the frame timer that runs only while
+something fades or moves (so an idle polygon costs nothing), and when to redraw: a
+session shown, the theme or the zoom changed, a refresh asked for. What it draws, and
+the controls around it, come from its PolygonDrawing (polygon_drawing.py): by default
+the kind-neutral drawing of the summary's participants (polygon_plot.PlotDrawing); a
+kind's window spec may list a PolygonDock subclass that hands in its own drawing (one
+that shades each vertex by a stance and paints an avatar in it, say). Must hold no engine
+logic, never change the state, and name no kind."""
 
 from __future__ import annotations
 
-import math
-
-import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRectF, Qt, QTimer
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette, QTextDocument
+from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from roundtable_desktop.domain.events import CallFinished, CallStarted, ToolRan
-from roundtable_desktop.domain.summary import Participant
-from roundtable_desktop.domain.tools import ToolStatus
+from roundtable_desktop.domain.events import CallFinished, CallStarted
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
-from roundtable_desktop.ui.docks.polygon_layout import (
-    ANCHORS,
-    SHIFTS,
-    Layout,
-    Marks,
-    Place,
-    Point,
-    choose_layout,
-    extent,
-    polygon,
-)
-from roundtable_desktop.ui.docks.polygon_model import (
-    ADMIN_ROLE,
-    PENDING_GLOW,
-    Interactions,
-    Pair,
-    edge_segment,
-    polygon_scene,
-    speakers_of_new_lines,
-    vertex_tooltip,
-)
-from roundtable_desktop.ui.elided_label import ElidedLabel
-from roundtable_desktop.ui.theme import inks
-
-__all__ = ["PENDING_GLOW", "SPEAKER_COLOUR", "PolygonDock"]
+from roundtable_desktop.ui.docks.polygon_drawing import PolygonDrawing
+from roundtable_desktop.ui.docks.polygon_model import Interactions
+from roundtable_desktop.ui.docks.polygon_plot import PlotDrawing
 
 FRAME_MS = 40
-SHARED_PARTS = frozenset({"whiteboard", "transcript", "suggestions"})
-SPEAKER_COLOUR = "#f5b82e"
-VERTEX_COLOUR = "#4a78c2"
-HUMAN_COLOUR = "#3f9f6a"
-# Marks in units of the name font's height, so they scale with zoom like the names.
-SPEAKER_DOT, DOT, TRAVELLER = 1.4, 0.95, 0.45
-LABEL_GAP, NAME_GAP = 0.2, 0.7
-_MARGIN = 6  # pixels kept clear at the plot's edges
-_LABEL_FILL_ALPHA = 215  # names sit on a veil of the background, above the edges
-_OUTLINE_ALPHA = 60  # the polygon's sides: there, but quieter than any interaction
-_TEXT_MARGIN = 1.0  # around a name's text, inside its veil (Qt's default is 4)
 
 
 class PolygonDock(BridgeDock):
-    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
-        super().__init__("Polygon", "polygonDock", bridge, parent)
-        self.plot = pg.PlotWidget()
-        self.plot.setObjectName("polygonPlot")
-        self.plot.setAntialiasing(True)
-        self.plot.setBackground(None)
-        item = self.plot.getPlotItem()
-        item.hideAxis("left")
-        item.hideAxis("bottom")
-        item.hideButtons()
-        item.setMenuEnabled(False)
-        item.setMouseEnabled(x=False, y=False)
-        item.getViewBox().setDefaultPadding(0)
-        self.plot.setAspectLocked(True)
-        self.plot.setXRange(-1.5, 1.5, padding=0)
-        self.plot.setYRange(-1.5, 1.5, padding=0)
-        item.getViewBox().sigResized.connect(self._on_view_resized)
-        self.turn_label = ElidedLabel("")
-        self.turn_label.setObjectName("polygonTurn")
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.turn_label)
-        layout.addWidget(self.plot, 1)
-        self.setWidget(body)
-        self.setMinimumSize(200, 160)
-
-        self.vertices = pg.ScatterPlotItem(pxMode=True)
-        self.vertices.setZValue(10)
-        self.travellers = pg.ScatterPlotItem(pxMode=True)
-        self.travellers.setZValue(5)
-        self.outline = pg.PlotCurveItem()  # the polygon itself, faint, under everything
-        self.outline.setZValue(0)
-        self.plot.addItem(self.outline)
-        self.plot.addItem(self.vertices)
-        self.plot.addItem(self.travellers)
-
-        self._seats: list[Participant] = []
-        self._current: str | None = None
-        self._positions: dict[str, Point] = {}
-        self._labels: dict[str, pg.TextItem] = {}
-        self._shown: dict[str, str] = {}  # each name as drawn (maybe shortened)
-        self._layout: Layout | None = None
-        self._marks = Marks(dot=32.0, gap=4.0, name_gap=14.0)
-        self._edges: dict[Pair, pg.PlotCurveItem] = {}
+    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None, *,
+                 drawing: PolygonDrawing | None = None, title: str = "Polygon",
+                 object_name: str = "polygonDock") -> None:
+        super().__init__(title, object_name, bridge, parent)
+        drawing = drawing if drawing is not None else PlotDrawing()
+        self.drawing = drawing
+        self.answering: list[str] = []  # actors with a call in flight, in order
         # The edges of each live session (by id), kept across replay; replay's own apart.
         self._by_session: dict[str, Interactions] = {}
-        self._edges_now = Interactions()
-        self._answering: list[str] = []  # actors with a call in flight, in order
-        self._inks = inks(self.theme_palette())
-
+        self.edges = Interactions(decay=drawing.decay)
         self._timer = QTimer(self)
         self._timer.setInterval(FRAME_MS)
         self._timer.timeout.connect(self._on_timer_tick)
 
-        bridge.stateChanged.connect(self._on_bridge_state_changed)
-        bridge.toolRan.connect(self._on_bridge_tool_ran)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(6, 4, 6, 4)
+        drawing.attach(self, layout)
+        self.setWidget(body)
+        self.setMinimumSize(*drawing.minimum_size)
         bridge.callStarted.connect(self._on_bridge_call_started)
         bridge.callFinished.connect(self._on_bridge_call_finished)
-        self._follow_palette()
         self._on_bridge_session_changed()
 
     # -- reading (tests and the window) --------------------------------------------------
-    def current_actor_id(self) -> str | None:
-        return self._current
-
     def vertex_colour(self, actor_id: str) -> str:
-        spot = self._spot(actor_id)
-        return spot.brush().color().name() if spot is not None else ""
+        return self.drawing.vertex_colour(actor_id)
 
     def edge_heat(self, source: str, target: str) -> float:
-        return self._edges_now.heat(source, target)
-
-    def turn_text(self) -> str:
-        return self.turn_label.full_text()
+        return self.edges.heat(source, target)
 
     def animating(self) -> bool:
         return self._timer.isActive()
 
-    def label_rects(self) -> dict[str, QRectF]:
-        """Each name's rectangle in the plot's scene (pixels), as drawn now."""
-        self._apply_range()
-        rects = {}
-        for actor_id, label in self._labels.items():
-            if label.isVisible():
-                label.updateTransform(force=True)
-                rects[actor_id] = label.textItem.sceneBoundingRect()
-        return rects
-
-    def dot_rects(self) -> dict[str, QRectF]:
-        """Each vertex's dot in the same scene pixels, from the drawn spots."""
-        self._apply_range()
-        view = self.plot.getPlotItem().getViewBox()
-        rects = {}
-        for spot in self.vertices.points():
-            centre = view.mapViewToScene(spot.pos())
-            half = spot.size() / 2
-            rects[spot.data()] = QRectF(centre.x() - half, centre.y() - half, 2 * half, 2 * half)
-        return rects
-
-    def vertex_positions(self) -> dict[str, Point]:
-        """Each vertex in units of the radius (the polygon's centre at 0, 0)."""
-        return dict(self._positions)
-
-    def polygon_span(self) -> float:
-        """The polygon's diameter on screen, in pixels."""
-        return 2 * self._layout.scale if self._layout is not None and self._seats else 0.0
-
-    def shown_names(self) -> dict[str, str]:
-        return dict(self._shown)
-
-    def label_fonts(self) -> dict[str, QFont]:
-        """Each name's font as drawn (the speaker's is bold)."""
-        return {actor_id: label.textItem.font() for actor_id, label in self._labels.items()}
-
-    def view_rect(self) -> QRectF:
-        """The plot area in the same scene pixels as `label_rects`."""
-        return self.plot.getPlotItem().getViewBox().sceneBoundingRect()
-
-    def background_colour(self) -> str:
-        return self.plot.backgroundBrush().color().name()
+    # -- what the drawing asks for ---------------------------------------------------------
+    def animate(self) -> None:
+        """Run the frame timer (it stops itself once nothing fades or moves)."""
+        if not self._timer.isActive() and not self.retired:
+            self._timer.start()
 
     # -- refresh --------------------------------------------------------------------------
-    def _on_bridge_session_changed(self) -> None:
-        self._edges_now = self._edges_of_shown_session()
-        self._answering = []
-        self._current = None
+    def refresh(self) -> None:
+        self.drawing.refresh()
+
+    def retire(self) -> None:
+        super().retire()
         self._timer.stop()
+
+    def _on_bridge_session_changed(self) -> None:
+        self.edges = self._edges_of_shown_session()
+        self.answering = []
+        self._timer.stop()
+        self.drawing.session_changed()
         super()._on_bridge_session_changed()
-        if self._edges_now.flash:
-            self._timer.start()
+        if self.edges.flash:
+            self.animate()
 
     def _edges_of_shown_session(self) -> Interactions:
         """The live session's edges (kept while replay shows another moment), or fresh
@@ -217,247 +91,35 @@ class PolygonDock(BridgeDock):
         summary = self.bridge.summary()
         seen = len(summary.transcript) if summary is not None else 0
         session_id = self.bridge.session_id()
+        fresh = Interactions(seen_lines=seen, decay=self.drawing.decay)
         if self.bridge.read_only or session_id is None:
-            return Interactions(seen_lines=seen)
+            return fresh
         if session_id not in self._by_session:
-            self._by_session = {session_id: Interactions(seen_lines=seen)}  # one live at a time
+            self._by_session = {session_id: fresh}  # one live at a time
         return self._by_session[session_id]
 
-    def refresh(self) -> None:
-        summary = self.bridge.summary()
-        edges = self._edges_now
-        if summary is not None:
-            everyone = [p.id for p in summary.participants]
-            for writer in speakers_of_new_lines(summary, edges.seen_lines):
-                edges.wrote(writer, everyone)
-            edges.seen_lines = len(summary.transcript)
-            if summary.ended:
-                edges.pending.clear()  # nobody will read what waits: no promise left
-        scene = polygon_scene(summary, self.bridge.current_actor_id(), self._answering,
-                              self.bridge.awaiting_human())
-        self.show_participants(scene.seats, scene.speaker)
-        self.turn_label.set_full_text(scene.caption)
-
-    def show_participants(self, seats: list[Participant], speaker: str | None) -> None:
-        """Draw these participants, `speaker` highlighted (None: nobody speaks)."""
-        if [s.id for s in seats] != [s.id for s in self._seats]:
-            self._rebuild([s.id for s in seats])
-        self._seats = list(seats)
-        if speaker != self._current:
-            self._current = speaker
-            self._deliver_to(speaker)
-        self._arrange()
-
-    def _rebuild(self, ids: list[str]) -> None:
-        for label in self._labels.values():
-            self.plot.removeItem(label)
-        for curve in self._edges.values():
-            self.plot.removeItem(curve)
-        self._labels.clear()
-        self._edges.clear()
-        self._shown.clear()
-        for actor_id in ids:
-            label = pg.TextItem(anchor=(0.5, 1.0))
-            label.textItem.document().setDocumentMargin(_TEXT_MARGIN)
-            label.setZValue(8)
-            self.plot.addItem(label)
-            self._labels[actor_id] = label
-        self._positions = dict(zip(ids, polygon(len(ids)), strict=True))
-        self._edges_now.keep_only(set(ids))
-
-    # -- arranging ------------------------------------------------------------------------
-    def _name_font(self, bold: bool) -> QFont:
-        font = QFont(self.plot.font())  # the plot's font follows the window's zoom
-        font.setBold(bold)
-        return font
-
-    def _arrange(self) -> None:
-        """Lay the polygon out for the plot's size and the names' font, then draw it."""
-        view = self.plot.getPlotItem().getViewBox()
-        width, height = view.width() - 2 * _MARGIN, view.height() - 2 * _MARGIN
-        if not self._seats or width <= 0 or height <= 0:
-            self._layout = None
-            self._draw()
-            return
-        bold = self._name_font(True)
-        em = QFontMetricsF(bold).height()
-        self._marks = Marks(dot=round(SPEAKER_DOT * em), gap=max(2.0, LABEL_GAP * em),
-                            name_gap=NAME_GAP * em)
-        metrics = QFontMetricsF(bold)
-        layout, shown = choose_layout([s.name for s in self._seats],
-                                      lambda text: self._measure(text, bold),
-                                      metrics.horizontalAdvance, width, height, self._marks)
-        self._layout = layout
-        self._shown = {s.id: text for s, text in zip(self._seats, shown, strict=True)}
-        self._positions = {s.id: p for s, p in zip(self._seats, layout.positions, strict=True)}
-        self._draw()
-
-    def _measure(self, text: str, font: QFont) -> tuple[float, float]:
-        """A name's box as a TextItem draws it (its document, margins included)."""
-        if not text:
-            return (0.0, 0.0)
-        document = QTextDocument()
-        document.setDefaultFont(font)
-        document.setDocumentMargin(_TEXT_MARGIN)
-        document.setPlainText(text)
-        size = document.size()
-        return (math.ceil(size.width()) + 1.0, math.ceil(size.height()) + 1.0)
-
-    def _apply_range(self) -> None:
-        """Centre the names and dots in the plot at the layout's scale."""
-        view = self.plot.getPlotItem().getViewBox()
-        layout = self._layout
-        if layout is not None and self._seats:
-            sizes = [self._measure(self._shown.get(s.id, ""), self._name_font(True))
-                     for s in self._seats]
-            left, top, right, bottom = extent(layout.positions, sizes, layout.places,
-                                              layout.scale, self._marks)
-            scale = max(layout.scale, 1e-3)
-            cx, cy = (left + right) / 2 / scale, -(top + bottom) / 2 / scale
-            half_w, half_h = view.width() / 2 / scale, view.height() / 2 / scale
-            view.setRange(xRange=(cx - half_w, cx + half_w), yRange=(cy - half_h, cy + half_h),
-                          padding=0)
-        view.prepareForPaint()  # the range, applied now
-
-    def _draw(self) -> None:
-        """Dots, names and edges at the current layout."""
-        ink = self._inks
-        text_colour = self.theme_palette().color(QPalette.ColorRole.Text).name()
-        fill = QColor(self.theme_palette().color(QPalette.ColorRole.Base))
-        fill.setAlpha(_LABEL_FILL_ALPHA)
-        dot = self._marks.dot
-        spots = []
-        layout = self._layout
-        scale = max(layout.scale, 1e-3) if layout is not None else 1.0
-        places: list[Place] = layout.places if layout is not None else ["above"] * len(self._seats)
-        for seat, place in zip(self._seats, places, strict=True):
-            speaking = seat.id == self._current
-            colour = SPEAKER_COLOUR if speaking else (
-                HUMAN_COLOUR if seat.human else VERTEX_COLOUR)
-            x, y = self._positions.get(seat.id, (0.0, 0.0))
-            spots.append({
-                "pos": (x, y),
-                "size": dot if speaking else round(dot * DOT / SPEAKER_DOT),
-                "symbol": "s" if seat.role == ADMIN_ROLE else "o",
-                "brush": pg.mkBrush(colour),
-                "pen": pg.mkPen(ink.outline, width=3 if speaking else 1),
-                "data": seat.id,
-            })
-            label = self._labels[seat.id]
-            label.setFont(self._name_font(speaking))
-            label.fill = pg.mkBrush(fill)
-            label.setText(self._shown.get(seat.id, ""),
-                          color=ink.speaker if speaking else text_colour)
-            label.setVisible(bool(self._shown.get(seat.id)) and layout is not None)
-            (ax, ay), (sx, sy) = ANCHORS[place], SHIFTS[place]
-            reach = self._marks.reach / scale
-            label.setAnchor((ax, ay))
-            label.setPos(x + sx * reach, y - sy * reach)
-        names = {seat.id: vertex_tooltip(seat) for seat in self._seats}
-        self.vertices.setData(spots, hoverable=True,  # the full name, however it is drawn
-                              tip=lambda x, y, data: names.get(data, ""))
-        ring = [self._positions[s.id] for s in self._seats if s.id in self._positions]
-        ring += ring[:1] if len(ring) > 2 else []
-        line = QColor(self.theme_palette().color(QPalette.ColorRole.Text))
-        line.setAlpha(_OUTLINE_ALPHA)
-        self.outline.setData([p[0] for p in ring], [p[1] for p in ring],
-                             pen=pg.mkPen(line, width=1))
-        self._apply_range()
-        self._paint_edges()
-
-    def _spot(self, actor_id: str) -> pg.SpotItem | None:
-        return next((s for s in self.vertices.points() if s.data() == actor_id), None)
+    def _on_timer_tick(self) -> None:
+        fading = self.edges.fade()
+        moving = self.drawing.tick()
+        if not fading and not moving:
+            self._timer.stop()
 
     # -- theme and size ------------------------------------------------------------------
-    def _on_view_resized(self) -> None:
-        self._arrange()
-
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:
-            self._theme_timer.start()  # zoom: the names and dots change size
+            self._theme_timer.start()  # zoom: the names and marks change size
 
     def _on_theme_changed(self) -> None:
-        self._follow_palette()
-        self._arrange()  # names change colour and size with the theme and zoom
+        self.drawing.theme_changed()
 
-    def _follow_palette(self) -> None:
-        pal = self.theme_palette()
-        self._inks = inks(pal)
-        self.plot.setBackground(pal.color(QPalette.ColorRole.Base))
-
-    # -- interactions ---------------------------------------------------------------------
-    def _on_bridge_tool_ran(self, event: ToolRan) -> None:
-        result = event.result
-        if result.status != ToolStatus.OK or not SHARED_PARTS & set(result.changed):
-            return
-        if event.actor_id is not None:
-            self._edges_now.wrote(event.actor_id, list(self._positions))
-        self._paint_edges()
-
+    # -- calls ----------------------------------------------------------------------------
     def _on_bridge_call_started(self, event: CallStarted) -> None:
-        if event.actor_id and event.actor_id not in self._answering:
-            self._answering.append(event.actor_id)
-        self._deliver_to(event.actor_id)  # the caller's context holds what others wrote
-        self.schedule_refresh()
+        if event.actor_id and event.actor_id not in self.answering:
+            self.answering.append(event.actor_id)
+        self.drawing.call_started(event.actor_id)
 
     def _on_bridge_call_finished(self, event: CallFinished) -> None:
-        if event.actor_id in self._answering:
-            self._answering.remove(event.actor_id)
-        self.schedule_refresh()
-
-    def _deliver_to(self, target: str | None) -> None:
-        """The target's context now holds what others wrote: flash those edges."""
-        if self._edges_now.read(target):
-            self._paint_edges()
-            if not self._timer.isActive():
-                self._timer.start()
-
-    def _on_timer_tick(self) -> None:
-        fading = self._edges_now.fade()
-        self._paint_edges()
-        if not fading:
-            self._timer.stop()
-
-    def _paint_edges(self) -> None:
-        active = self._edges_now.active()
-        for pair in list(self._edges):
-            if pair not in active:
-                self._edges[pair].setVisible(False)
-        travellers = []
-        edge_colour = QColor(self._inks.edge)
-        for pair in active:
-            if pair[0] not in self._positions or pair[1] not in self._positions:
-                continue
-            (x1, y1), (x2, y2) = self._segment(pair)
-            curve = self._edges.get(pair)
-            if curve is None:
-                curve = pg.PlotCurveItem()
-                curve.setZValue(1)
-                self.plot.addItem(curve)
-                self._edges[pair] = curve
-            curve.setData([x1, x2], [y1, y2])
-            flash = self._edges_now.flash.get(pair, 0.0)
-            edge = QColor(edge_colour)
-            if flash > 0.0:
-                edge.setAlpha(int(80 + 175 * flash))
-                pen = pg.mkPen(edge, width=1.5 + 5 * flash)
-            else:  # written, not yet read: a faint dashed promise
-                edge.setAlpha(150)
-                pen = pg.mkPen(edge, width=1.5, style=Qt.PenStyle.DashLine)
-            curve.setPen(pen)
-            curve.setVisible(True)
-            t = min(1.0, (1.0 - flash) * 2.5)
-            if flash > 0.05 and t < 1.0:  # on its way; gone once it arrives
-                travellers.append({"pos": (x1 + (x2 - x1) * t, y1 + (y2 - y1) * t)})
-        size = max(4.0, self._marks.dot * TRAVELLER / SPEAKER_DOT)
-        self.travellers.setData(travellers, size=size, brush=pg.mkBrush(edge_colour),
-                                pen=pg.mkPen(self._inks.outline, width=1))
-
-    def _segment(self, pair: Pair) -> tuple[Point, Point]:
-        scale = self._layout.scale if self._layout is not None else 100.0
-        return edge_segment(self._positions[pair[0]], self._positions[pair[1]],
-                            self._marks.reach / max(scale, 1e-3))
-
-    def _on_bridge_state_changed(self, _part: str) -> None:
-        self.schedule_refresh()  # any part may add a spoken line or change the speaker
+        if event.actor_id in self.answering:
+            self.answering.remove(event.actor_id)
+        self.drawing.call_finished(event.actor_id)

@@ -6,7 +6,8 @@ above the plot. `Interactions` keeps the edges: when a participant writes someth
 others will read (a spoken transcript line, a tool that changed a shared part), the
 edges from them to every other participant wait ("pending"); when a participant next
 reads (their call starts, or their turn comes) the edges reaching them flash, then fade
-frame by frame. Qt-free: the dock draws what this says and runs the frame timer.
+frame by frame; a kind that knows who answered whom lights them at once (`light`).
+Qt-free: the dock draws what this says and runs the frame timer.
 Must not read a kind's own state.
 """
 
@@ -110,6 +111,7 @@ class Interactions:
     pending: set[Pair] = field(default_factory=set)
     flash: dict[Pair, float] = field(default_factory=dict)
     seen_lines: int = 0  # transcript entries already counted as written
+    decay: float = DECAY  # what is left of a flash after each frame
 
     def wrote(self, source: str, everyone: list[str]) -> None:
         """`source` wrote something every other participant will read."""
@@ -127,10 +129,15 @@ class Interactions:
             self.flash[pair] = 1.0
         return bool(arrived)
 
+    def light(self, pairs: list[Pair]) -> None:
+        """These edges flash now (source answered target)."""
+        for pair in pairs:
+            self.flash[pair] = 1.0
+
     def fade(self) -> bool:
         """One frame of fading; True while anything still flashes."""
         for pair in list(self.flash):
-            heat = self.flash[pair] * DECAY
+            heat = self.flash[pair] * self.decay
             if heat < _GONE:
                 del self.flash[pair]
             else:

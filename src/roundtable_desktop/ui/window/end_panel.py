@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from roundtable_desktop.domain.summary import ResultItem, ResultSection
+from roundtable_desktop.ui.text_label import text_label
 from roundtable_desktop.ui.theme import colors, point_size
 
 # Sizes as multiples of the window's text size: the result reads from across a room.
@@ -258,13 +259,8 @@ QToolButton:hover {{ border-color: {c.accent}; }}
 
 
 def _plain(name: str) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-    return label
+    """Untrusted text that wraps to the panel's width (it never sets the width)."""
+    return text_label(name, policy=(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred))
 
 
 def _item_widget(number: int, item: ResultItem) -> QWidget:

@@ -35,6 +35,7 @@ from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.sources.errors import SourceError
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.task_set import TaskSet, cancel_and_wait, task_failure
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ class SessionRunner(QObject):
         self._client_factory = client_factory
         self._choice = client_factory()
         self._handle: SessionHandle | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet(self._on_task_done)
         self._action_task: asyncio.Task[Any] | None = None  # the one that others wait for
         self._side_tasks: set[asyncio.Task[Any]] = set()  # while_running actions
         self._acted = False  # whether the user did anything in the current session
@@ -95,7 +96,7 @@ class SessionRunner(QObject):
 
     @property
     def busy(self) -> bool:
-        return any(not t.done() for t in self._tasks)
+        return self._tasks.running()
 
     def tasks(self) -> frozenset[asyncio.Task[Any]]:
         return frozenset(self._tasks)
@@ -191,36 +192,27 @@ class SessionRunner(QObject):
         return self._action_task is not None and not self._action_task.done()
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
-        task.set_name(what)
         was_busy = self.busy
-        self._tasks.add(task)
-        task.add_done_callback(self._on_task_done)
+        task = self._tasks.spawn(coro, what)
         if not was_busy:
             self.busyChanged.emit(True)
         return task
 
     def _on_task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled():
-            exc = task.exception()
-            if isinstance(exc, _EXPECTED):
-                level = "error" if isinstance(exc, StoreError | SourceError) else "warning"
-                self.failed.emit(level, str(exc), _hint_for(exc))
-            elif exc is not None:
-                sys.excepthook(type(exc), exc, exc.__traceback__)
+        exc = task_failure(task)
+        if isinstance(exc, _EXPECTED):
+            level = "error" if isinstance(exc, StoreError | SourceError) else "warning"
+            self.failed.emit(level, str(exc), _hint_for(exc))
+        elif exc is not None:
+            sys.excepthook(type(exc), exc, exc.__traceback__)
         if not self.busy:
             self.busyChanged.emit(False)
 
     async def _cancel_all(self) -> None:
-        current = asyncio.current_task()
-        others = [t for t in self._tasks if t is not current and not t.done()]
+        others = self._tasks.others()
         if self._handle is not None:
             self._handle.session.stop()
-        for task in others:
-            task.cancel()
-        if others:
-            await asyncio.gather(*others, return_exceptions=True)
+        await cancel_and_wait(others)
 
     async def _start_new(self, kind: str, scenario: str,
                          options: dict[str, Any] | None = None) -> None:

@@ -29,6 +29,7 @@ from roundtable_desktop.kinds.debate.state import Agent, AgentTurn, DebateState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock
 from roundtable_desktop.ui.kinds.debate.next_step import response_so_far
+from roundtable_desktop.ui.layouts import DOCK_MARGINS, column_of
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 STREAMED = frozenset({"answer"})  # a stance call per claim: shown once all are in
@@ -103,12 +104,7 @@ class DebateAnswersDock(DebateDock):
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll_area.setWidget(self.row)
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.scroll_area, 1)
-        self.setWidget(body)
+        self.setWidget(column_of(self.heading, (self.scroll_area, 1), margins=DOCK_MARGINS))
         self.columns: dict[str, AnswerColumn] = {}
         self._seating: list[tuple[str, int]] = []
         self._calls: dict[str, str] = {}  # call_id -> agent id, streaming now
@@ -133,7 +129,7 @@ class DebateAnswersDock(DebateDock):
 
     # -- refresh --------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.debate()
+        state = self.state()
         if state is None:
             self._set_columns(None, [])
             self.heading.setText("No debate is shown.")
@@ -199,8 +195,7 @@ class DebateAnswersDock(DebateDock):
     # -- streaming ------------------------------------------------------------------------
     def _on_bridge_call_started(self, event: CallStarted) -> None:
         agent = event.actor_id
-        state = self.debate()
-        if not agent or state is None:
+        if not agent or self.state() is None:
             return
         if event.purpose not in STREAMED and not (event.purpose == "repair"
                                                   and agent in self._purpose):
@@ -220,7 +215,9 @@ class DebateAnswersDock(DebateDock):
             column.extras.clear()
             if event.purpose != "repair":
                 column.set_text("")
-        self.heading.setText(self._heading(state))
+        state = self.state()
+        if state is not None:
+            self.heading.setText(self._heading(state))
 
     def _on_bridge_token_received(self, call_id: str, text: str, _count: int) -> None:
         agent = self._calls.get(call_id)
@@ -251,7 +248,7 @@ class DebateAnswersDock(DebateDock):
         self._streamed.clear()
         self._purpose.clear()
         self._seating = []
-        self._raised = bool(getattr(self.debate(), "rounds", None))
+        self._raised = bool(getattr(self.state(), "rounds", None))
         super()._on_bridge_session_changed()
 
 

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QWidget
 
 from roundtable_desktop.kinds.debate.deck import DIMENSIONS, Contract
+from roundtable_desktop.ui.text_label import text_label
 
 NO_CARD = "Select a card to see its persona."
 
@@ -22,7 +23,7 @@ class DebateCardDetailView(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("debateCardDetailArea")
-        self.label = text_label("debateCardDetail")
+        self.label = card_label("debateCardDetail")
         self.label.setTextFormat(Qt.TextFormat.RichText)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -40,14 +41,8 @@ def card_detail_html(card: Contract) -> str:
             f"{' · locked' if card.locked else ''}<table>{rows}</table>")
 
 
-def text_label(name: str, *, bold: bool = False) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if bold:
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label
+def card_label(name: str, *, bold: bool = False) -> QLabel:
+    """A label of the cards' words (markup allowed: the detail is a table), as tall as
+    its text."""
+    return text_label(name, bold=bold, plain=False,
+                      policy=(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum))

@@ -25,7 +25,6 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListWidgetItem,
     QPushButton,
@@ -51,7 +50,7 @@ from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
 from roundtable_desktop.ui.elided_label import ElidedLabel
 from roundtable_desktop.ui.kinds.debate.card_builder_dialog import DebateCardBuilderDialog
 from roundtable_desktop.ui.kinds.debate.cards_builder import DebateCardsBuilderHolder
-from roundtable_desktop.ui.kinds.debate.cards_detail import DebateCardDetailView, text_label
+from roundtable_desktop.ui.kinds.debate.cards_detail import DebateCardDetailView, card_label
 from roundtable_desktop.ui.kinds.debate.cards_grid import (
     CARD_ID,
     fill_card_grid,
@@ -65,6 +64,8 @@ from roundtable_desktop.ui.kinds.debate.cards_grid import (
 )
 from roundtable_desktop.ui.kinds.debate.cards_keys import DebateCardsKeyFilter
 from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock
+from roundtable_desktop.ui.layouts import column_of
+from roundtable_desktop.ui.text_label import buddy_label
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 MODES = (("blitz", "Blitz"), ("classical", "Classical"))
@@ -94,7 +95,7 @@ class DebateCardsDock(DebateDock):
         self.add_button = QPushButton("Add to hand")
         self.add_button.setToolTip("Enter in the grid")
         self.add_button.setObjectName("debateAddToHand")
-        self.hand_label = text_label("debateHandLabel", bold=True)
+        self.hand_label = card_label("debateHandLabel", bold=True)
         self.hand_list = new_hand_list()
         self.remove_button = QPushButton("Remove")
         self.remove_button.setToolTip("Delete in the hand")
@@ -104,7 +105,7 @@ class DebateCardsDock(DebateDock):
         self.topic.setPlaceholderText("The debate's topic, as a question")
         self.deal_button = QPushButton("Deal  (Ctrl+Return)")
         self.deal_button.setObjectName("debateDeal")
-        self.reason = text_label("debateDealReason")
+        self.reason = card_label("debateDealReason")
         self.mode_combo = QComboBox()
         self.mode_combo.setObjectName("debateMode")
         for mode, label in MODES:
@@ -118,8 +119,7 @@ class DebateCardsDock(DebateDock):
         hand_row.addWidget(self.add_button)
         hand_row.addWidget(self.remove_button)
         topic_row = QHBoxLayout()
-        topic_label = QLabel("&Topic")
-        topic_label.setBuddy(self.topic)
+        topic_label = buddy_label("&Topic", self.topic)
         topic_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         topic_row.addWidget(topic_label)
         topic_row.addWidget(self.topic, 1)
@@ -129,11 +129,7 @@ class DebateCardsDock(DebateDock):
         deal_row.addWidget(self.deal_button)
         # Grid, detail and hand share the height in a splitter, so a laptop's dock shows
         # all three (each scrolls inside) and the topic and Deal stay in sight below.
-        hand_box = QWidget()
-        hand_layout = QVBoxLayout(hand_box)
-        hand_layout.setContentsMargins(0, 0, 0, 0)
-        hand_layout.addLayout(hand_row)
-        hand_layout.addWidget(self.hand_list, 1)
+        hand_box = column_of(hand_row, (self.hand_list, 1))
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("debateCardsSplitter")
         self.splitter.setChildrenCollapsible(False)
@@ -356,7 +352,7 @@ class DebateCardsDock(DebateDock):
         except HandError as exc:
             self.reason.setText(exc.message)
             return False
-        state = self.debate()
+        state = self.state()
         session = self.live_session()
         spec = next((s for s in session.actions() if s.id == "deal"), None) \
             if session is not None else None
@@ -376,7 +372,7 @@ class DebateCardsDock(DebateDock):
 
     def _on_runner_session_started(self, _session_id: str) -> None:
         pending, self._pending_deal = self._pending_deal, None
-        state = self.debate()
+        state = self.state()
         if pending is None or state is None or state.deck != pending[0]:
             return
         _, cards, topic = pending
@@ -385,7 +381,7 @@ class DebateCardsDock(DebateDock):
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.debate()
+        state = self.state()
         shown = self.bridge.session_id()
         # The hand the debate holds, once per debate shown: a hand the user emptied to
         # build another is not filled again behind their back.

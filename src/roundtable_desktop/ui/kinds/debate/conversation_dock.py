@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -48,6 +47,7 @@ from roundtable_desktop.ui.kinds.debate.conversation_text import (
     sidebar_line,
 )
 from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock
+from roundtable_desktop.ui.layouts import DOCK_MARGINS, column_of
 from roundtable_desktop.ui.theme import inks
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
@@ -97,18 +97,13 @@ class DebateConversationDock(DebateDock):
         self.splitter.addWidget(self.side)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.splitter, 1)
-        self.setWidget(body)
+        self.setWidget(column_of(self.heading, (self.splitter, 1), margins=DOCK_MARGINS))
         self._html = ""
         self.refresh()
 
     # -- reading (tests) ------------------------------------------------------------------
     def lines(self) -> list[str]:
-        state = self.debate()
+        state = self.state()
         return conversation_lines(state) if state is not None else []
 
     def transcript_text(self) -> str:
@@ -125,7 +120,7 @@ class DebateConversationDock(DebateDock):
 
     # -- refresh --------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.debate()
+        state = self.state()
         if state is None:
             self.heading.setText("No debate is shown.")
             self._show_html("")
@@ -205,10 +200,9 @@ class DebateConversationDock(DebateDock):
                                 quiet=ink.system, cut=ink.error, speaker=ink.speaker)
 
     # -- events ---------------------------------------------------------------------------
-    def _on_bridge_event_received(self, event: object) -> None:
-        super()._on_bridge_event_received(event)
-        if isinstance(event, StateChanged) and event.part == "phase" \
-                and event.detail == "turn" and not self.retired:
+    def on_event(self, event: object) -> None:
+        super().on_event(event)
+        if isinstance(event, StateChanged) and event.part == "phase" and event.detail == "turn":
             self.raise_()  # the conversation begins: it leads the bottom tabs
             self._make_room()
 

@@ -1,6 +1,7 @@
-"""The base of the debate's docks: reads the shown session's DebateState, refreshes on
-the engine events that change it, performs actions through the window's session runner
-(as the toolbar would), and shares the selected claim between the docks.
+"""The base of the debate's docks: the shared KindDock reading the shown session's
+DebateState (refreshing on the engine events that change it and when a step starts or
+ends, performing actions through the window's session runner as the toolbar would), and
+the selected claim the docks share.
 
 `ClaimFocus` is one small QObject per bridge (a child of it, found by name): the game
 room's claim selector sets it, the polygon's shading and the metrics follow it, so the
@@ -11,7 +12,7 @@ Must hold no engine logic and never change the debate itself.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from roundtable_desktop.domain.events import (
     ActionFinished,
@@ -19,13 +20,11 @@ from roundtable_desktop.domain.events import (
     SessionEnded,
     StateChanged,
 )
-from roundtable_desktop.engine.base import Action
 from roundtable_desktop.kinds.debate.state import DebateState
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.docks.bridge_dock import BridgeDock, shown_state
+from roundtable_desktop.ui.docks.kind_dock import KindDock
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
-REFRESH_ON = (StateChanged, ActionStarted, ActionFinished, SessionEnded)
 FOCUS_NAME = "debateClaimFocus"
 
 
@@ -62,34 +61,33 @@ def focused_claim(state: DebateState | None, focus: ClaimFocus) -> str:
     return focus.claim if focus.claim in ids else ids[0]
 
 
-class DebateDock(BridgeDock):
+def fill_claim_combo(combo: QComboBox, state: DebateState, focus: ClaimFocus) -> int:
+    """The claims in `combo` ("c1: text", data: the id), the focused one current; its
+    index (-1 with no claims). Quiet: the combo emits nothing while it is filled."""
+    items = [(c.id, f"{c.id}: {c.text}") for c in state.claims]
+    current = [(combo.itemData(i), combo.itemText(i)) for i in range(combo.count())]
+    combo.blockSignals(True)
+    if items != current:
+        combo.clear()
+        for cid, text in items:
+            combo.addItem(text, cid)
+    index = combo.findData(focused_claim(state, focus))
+    if index >= 0 and index != combo.currentIndex():
+        combo.setCurrentIndex(index)
+    combo.blockSignals(False)
+    return index
+
+
+class DebateDock(KindDock[DebateState]):
+    state_type = DebateState
+    refresh_on = (StateChanged, ActionStarted, ActionFinished, SessionEnded)
+    follows_runner = True  # what may be done changes when a step ends
+
     def __init__(self, title: str, object_name: str, bridge: EngineBridge,
                  parent: QWidget | None = None, *, runner: SessionRunner | None = None) -> None:
-        super().__init__(title, object_name, bridge, parent)
-        self.runner = runner
+        super().__init__(title, object_name, bridge, parent, runner=runner)
         self.focus = claim_focus(bridge)
-        bridge.eventReceived.connect(self._on_bridge_event_received)
         self.focus.changed.connect(self._on_focus_changed)
-        if runner is not None:  # what may be done changes when a step ends
-            runner.busyChanged.connect(self._on_runner_busy_changed)
-
-    def debate(self) -> DebateState | None:
-        """The debate shown (live or replayed), or None for another kind."""
-        return shown_state(self.bridge, DebateState)
-
-    def running(self) -> bool:
-        return self.runner is not None and self.runner.busy
-
-    def perform(self, action: Action) -> None:
-        if self.runner is not None and not self.bridge.read_only:
-            self.runner.perform(action)
-
-    def _on_bridge_event_received(self, event: object) -> None:
-        if isinstance(event, REFRESH_ON) and not self.retired:
-            self.schedule_refresh()
 
     def _on_focus_changed(self, _claim: str) -> None:
-        self.schedule_refresh()
-
-    def _on_runner_busy_changed(self, _busy: bool) -> None:
         self.schedule_refresh()

@@ -3,25 +3,21 @@ the claims' result), newest first, searchable by topic; Replay opens the chosen 
 the window's replay (it emits `sessionChosen(session_id)`, which the window hands to
 its replay bar, as the session list does).
 
-Rows come from docks/debate_history.py; debates that cannot be read are left out and
+Rows come from history.py; debates that cannot be read are left out and
 the notes under the list say which. Open it with `open()` (non-blocking).
 Must not change or delete sessions; holds no engine logic.
 """
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
-    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -29,18 +25,19 @@ from PySide6.QtWidgets import (
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.ui.dialogs.replay_list_dialog import ID_ROLE, ReplayListDialog
 from roundtable_desktop.ui.kinds.debate.history import DebateRow, debate_rows
+from roundtable_desktop.ui.text_label import buddy_label
 
-_ID_ROLE = Qt.ItemDataRole.UserRole
 COLUMNS = ("Date", "Topic", "Hand", "Mode", "Outcome", "Claims")
 TOPIC, HAND = 1, 2
 
 
-class DebateHistoryDialog(QDialog):
-    sessionChosen = Signal(str)
-
+class DebateHistoryDialog(ReplayListDialog):
     def __init__(self, store: SessionStore, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        # Topic and hand share the spare width; each cell's tooltip has the whole text.
+        super().__init__("debateHistoryList", COLUMNS, (TOPIC, HAND), parent,
+                         leave=QDialogButtonBox.StandardButton.Close)
         self.setObjectName("debateHistoryDialog")
         self.setWindowTitle("Past debates")
         # Wide enough for topics and hands on a large screen; within a laptop's width.
@@ -50,39 +47,17 @@ class DebateHistoryDialog(QDialog):
         self.search.setObjectName("debateHistorySearch")
         self.search.setPlaceholderText("Search the topics")
         self.search.setClearButtonEnabled(True)
-        self.tree = QTreeWidget()
-        self.tree.setObjectName("debateHistoryList")
-        self.tree.setHeaderLabels(list(COLUMNS))
-        self.tree.setRootIsDecorated(False)
-        self.tree.setAlternatingRowColors(True)
-        self.tree.setWordWrap(False)
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
-        header = self.tree.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        # Topic and hand share the spare width; each cell's tooltip has the whole text.
-        header.setSectionResizeMode(TOPIC, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(HAND, QHeaderView.ResizeMode.Stretch)
         self.count_label = QLabel()
         self.count_label.setObjectName("debateHistoryCount")
         self.notes = QLabel()
         self.notes.setObjectName("debateHistoryNotes")
         self.notes.setTextFormat(Qt.TextFormat.PlainText)
         self.notes.setWordWrap(True)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Close)
-        self.replay_button = self.buttons.button(QDialogButtonBox.StandardButton.Open)
-        self.replay_button.setText("Replay")
-        self.buttons.accepted.connect(self._on_replay_clicked)
-        self.buttons.rejected.connect(self.reject)
-        self.tree.itemActivated.connect(self._on_tree_item_activated)
         self.tree.currentItemChanged.connect(self._on_tree_current_changed)
         self.search.textChanged.connect(self._on_search_text_changed)
 
         top = QHBoxLayout()
-        find = QLabel("&Find")
-        find.setBuddy(self.search)
-        top.addWidget(find)
+        top.addWidget(buddy_label("&Find", self.search))
         top.addWidget(self.search, 1)
         top.addWidget(self.count_label)
         layout = QVBoxLayout(self)
@@ -101,7 +76,7 @@ class DebateHistoryDialog(QDialog):
     def rows(self) -> list[DebateRow]:
         """The rows listed now (after the search), top to bottom."""
         by_id = {r.session_id: r for r in self._rows}
-        return [by_id[item.data(0, _ID_ROLE)] for i in range(self.tree.topLevelItemCount())
+        return [by_id[item.data(0, ID_ROLE)] for i in range(self.tree.topLevelItemCount())
                 if (item := self.tree.topLevelItem(i)) is not None]
 
     def row_texts(self, index: int) -> list[str]:
@@ -115,7 +90,7 @@ class DebateHistoryDialog(QDialog):
     def choose(self, session_id: str) -> None:
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            if item is not None and item.data(0, _ID_ROLE) == session_id:
+            if item is not None and item.data(0, ID_ROLE) == session_id:
                 self.tree.setCurrentItem(item)
                 return
 
@@ -126,17 +101,11 @@ class DebateHistoryDialog(QDialog):
         self.tree.clear()
         for row in shown:
             hand = ", ".join(row.hand)
-            item = QTreeWidgetItem([row.when, row.topic, hand, row.mode.capitalize(),
-                                    row.outcome, row.claims or "-"])
-            item.setData(0, _ID_ROLE, row.session_id)
-            # Topics and names are untrusted: escaped, or Qt would guess rich text.
-            tip = html.escape(f"{row.topic}\nHand: {hand}\n{row.mode} · {row.outcome}"
-                              f"{' · ' + row.claims if row.claims else ''}\n"
-                              f"{row.when} · {count_of(row.calls, 'call')}")
-            tip = f"<p style='white-space:pre-wrap'>{tip}</p>"
-            for col in range(len(COLUMNS)):
-                item.setToolTip(col, tip)
-            self.tree.addTopLevelItem(item)
+            self.add_row([row.when, row.topic, hand, row.mode.capitalize(), row.outcome,
+                          row.claims or "-"], row.session_id,
+                         f"{row.topic}\nHand: {hand}\n{row.mode} · {row.outcome}"
+                         f"{' · ' + row.claims if row.claims else ''}\n"
+                         f"{row.when} · {count_of(row.calls, 'call')}")
         first = self.tree.topLevelItem(0)
         if shown and first is not None:
             self.tree.setCurrentItem(first)
@@ -155,15 +124,6 @@ class DebateHistoryDialog(QDialog):
     def _on_tree_current_changed(self, current: QTreeWidgetItem | None, _prev: object) -> None:
         self.replay_button.setEnabled(current is not None)
 
-    def _on_tree_item_activated(self, _item: QTreeWidgetItem, _column: int) -> None:
-        self._on_replay_clicked()
-
-    def _on_replay_clicked(self) -> None:
-        item = self.tree.currentItem()
-        if item is None:
-            return
-        self.sessionChosen.emit(item.data(0, _ID_ROLE))
-        self.accept()
 
 
 def open_debates_page(window: Any) -> DebateHistoryDialog:

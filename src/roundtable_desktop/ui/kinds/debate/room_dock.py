@@ -17,7 +17,7 @@ import html
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -33,8 +33,14 @@ from roundtable_desktop.domain.events import StateChanged
 from roundtable_desktop.kinds.debate.state import DebateState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
-from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock, focused_claim
+from roundtable_desktop.ui.kinds.debate.dock_base import (
+    DebateDock,
+    fill_claim_combo,
+    focused_claim,
+)
 from roundtable_desktop.ui.kinds.debate.next_step import next_sentence
+from roundtable_desktop.ui.plots import follow_palette, still_plot
+from roundtable_desktop.ui.text_label import text_label
 from roundtable_desktop.ui.theme import inks
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
@@ -91,7 +97,7 @@ class DebateRoomDock(DebateDock):
 
     # -- reading (tests) ------------------------------------------------------------------
     def claim(self) -> str:
-        return focused_claim(self.debate(), self.focus)
+        return focused_claim(self.state(), self.focus)
 
     def select_claim(self, claim: str) -> None:
         index = self.claim_combo.findData(claim)
@@ -111,7 +117,7 @@ class DebateRoomDock(DebateDock):
 
     # -- refresh --------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.debate()
+        state = self.state()
         session = None if self.bridge.read_only else self.bridge.session()
         specs = self.runner.actions() if self.runner is not None and session is not None \
             else []
@@ -132,21 +138,8 @@ class DebateRoomDock(DebateDock):
         self._fill_flips(state)
 
     def _fill_claims(self, state: DebateState) -> None:
-        items = [(c.id, f"{c.id}: {c.text}") for c in state.claims]
-        current = [(self.claim_combo.itemData(i), self.claim_combo.itemText(i))
-                   for i in range(self.claim_combo.count())]
-        if items != current:
-            self.claim_combo.blockSignals(True)
-            self.claim_combo.clear()
-            for cid, text in items:
-                self.claim_combo.addItem(text, cid)
-            self.claim_combo.blockSignals(False)
-        index = self.claim_combo.findData(focused_claim(state, self.focus))
-        if index >= 0 and index != self.claim_combo.currentIndex():
-            self.claim_combo.blockSignals(True)
-            self.claim_combo.setCurrentIndex(index)
-            self.claim_combo.blockSignals(False)
-        self.claim_combo.setEnabled(bool(items))
+        fill_claim_combo(self.claim_combo, state, self.focus)
+        self.claim_combo.setEnabled(bool(state.claims))
 
     def _show_claim(self, state: DebateState, claim: str) -> None:
         if not claim:
@@ -239,9 +232,9 @@ class DebateRoomDock(DebateDock):
         self.tabs.setTabText(1, f"Flip conditions ({len(state.flips)})")
 
     # -- events and theme -----------------------------------------------------------------
-    def _on_bridge_event_received(self, event: object) -> None:
-        super()._on_bridge_event_received(event)
-        if isinstance(event, StateChanged) and event.part == "claims" and not self.retired:
+    def on_event(self, event: object) -> None:
+        super().on_event(event)
+        if isinstance(event, StateChanged) and event.part == "claims":
             self.raise_()  # the hand is dealt and the claims are in: the room leads
 
     def _on_claim_combo_changed(self, index: int) -> None:
@@ -250,16 +243,8 @@ class DebateRoomDock(DebateDock):
             self.focus.set_claim(str(claim))
 
     def _follow_palette(self) -> None:
-        pal = self.theme_palette()
-        text = pal.color(QPalette.ColorRole.Text)
-        for plot in (self.entropy_plot, self.distance_plot):
-            plot.setBackground(pal.color(QPalette.ColorRole.Base))
-            item = plot.getPlotItem()
-            for side in ("left", "bottom"):
-                axis = item.getAxis(side)
-                axis.setPen(pg.mkPen(text))
-                axis.setTextPen(pg.mkPen(text))
-                axis.setTickFont(self.font())
+        follow_palette((self.entropy_plot, self.distance_plot), self.theme_palette(),
+                       self.font())
 
     def _on_theme_changed(self) -> None:
         self._follow_palette()
@@ -267,15 +252,9 @@ class DebateRoomDock(DebateDock):
 
 
 def _plot(name: str) -> pg.PlotWidget:
-    plot = pg.PlotWidget()
-    plot.setObjectName(name)
+    plot = still_plot(name)
     plot.setMinimumSize(*PLOT_MIN)
-    item = plot.getPlotItem()
-    item.hideButtons()
-    item.setMenuEnabled(False)
-    item.setMouseEnabled(x=False, y=False)
-    item.showGrid(x=False, y=True, alpha=0.25)
-    item.getViewBox().setDefaultPadding(0.08)
+    plot.getPlotItem().getViewBox().setDefaultPadding(0.08)
     return plot
 
 
@@ -290,12 +269,6 @@ def _headed(heading: str, plot: QWidget) -> QWidget:
 
 
 def _label(name: str, *, bold: bool = False) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-    if bold:
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label
+    """The room's own words (the legend has markup), as tall as their text."""
+    return text_label(name, bold=bold, plain=False, selectable=False,
+                      policy=(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum))

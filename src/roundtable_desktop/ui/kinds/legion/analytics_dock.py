@@ -103,7 +103,7 @@ class LegionAnalyticsDock(LegionDock):
         self.refresh()
 
     def refresh(self) -> None:
-        state = self.legion()
+        state = self.state()
         if state is None:
             self.rows = []
         else:

@@ -11,18 +11,15 @@ Must hold no engine logic.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QResizeEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
-    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -32,9 +29,13 @@ from roundtable_desktop.engine.base import SEND, Action
 from roundtable_desktop.kinds.legion.state import Channel, ChannelType, LegionState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
-from roundtable_desktop.ui.kinds.legion.dock_base import LegionDock, diary_text
+from roundtable_desktop.ui.docks.kind_dock import action_blocked
+from roundtable_desktop.ui.docks.seat_input import SeatInput
+from roundtable_desktop.ui.kinds.legion.diary import diary_text
+from roundtable_desktop.ui.kinds.legion.dock_base import LegionDock
 from roundtable_desktop.ui.kinds.legion.mention import MentionCompleter
 from roundtable_desktop.ui.kinds.legion.next_step import next_sentence, thinking_sentence
+from roundtable_desktop.ui.text_label import make_bold, text_label
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 TOPIC = "topic"
@@ -51,6 +52,7 @@ DIARY_HINT = "Click a minion's message to read its diary: what it perceived and 
 
 class LegionChatDock(LegionDock):
     minionActivated = Signal(str)  # a minion's message was clicked: its name
+    follows_runner = True  # what may be sent changes when a step starts or ends
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None, *,
                  runner: SessionRunner | None = None) -> None:
@@ -59,31 +61,28 @@ class LegionChatDock(LegionDock):
         self._session_key: int | None = None
         self._channel: str | None = None
 
-        self.status = _label("legionChatStatus", bold=True)
+        self.status = text_label("legionChatStatus", bold=True)
         self.channels = QListWidget()
         self.channels.setObjectName("legionChannels")
         self.channels.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.channels.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.channels.currentItemChanged.connect(self._on_channels_current_changed)
-        self.header = _label("legionChannelHeader", bold=True)
+        self.header = text_label("legionChannelHeader", bold=True)
         self.messages = QListWidget()
         self.messages.setObjectName("legionMessages")
         self.messages.setWordWrap(True)
         self.messages.itemClicked.connect(self._on_messages_item_clicked)
-        self.thinking = _label("legionThinking")
+        self.thinking = text_label("legionThinking")
         self.diary = QPlainTextEdit()
         self.diary.setObjectName("legionMessageDiary")
         self.diary.setReadOnly(True)
         self.diary.setPlaceholderText(DIARY_HINT)
-        self.editor = QLineEdit()
-        self.editor.setObjectName("legionEditor")
-        self.editor.setClearButtonEnabled(True)
-        self.editor.returnPressed.connect(self._on_send_clicked)
-        self.editor.textChanged.connect(self._update_send)
+        self.seat = SeatInput("legion", blocked=self._send_reason, one_line=True,
+                              send_text="Send", holding=self._completing)
+        self.seat.submitted.connect(self._on_seat_submitted)
+        self.editor = cast(QLineEdit, self.seat.editor)
+        self.send_button = self.seat.send_button
         self.completer = MentionCompleter(self.editor, self)
-        self.send_button = QPushButton("Send")
-        self.send_button.setObjectName("legionSend")
-        self.send_button.clicked.connect(self._on_send_clicked)
 
         right = QWidget()
         column = QVBoxLayout(right)
@@ -106,18 +105,13 @@ class LegionChatDock(LegionDock):
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         self.split = split
-        send_row = QHBoxLayout()
-        send_row.addWidget(self.editor, 1)
-        send_row.addWidget(self.send_button)
         body = QWidget()
         layout = _ChatColumn(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.status)
         layout.addWidget(split, 1)
-        layout.addLayout(send_row)
+        layout.addWidget(self.seat)
         self.setWidget(body)
-        if runner is not None:  # what may be sent changes when a step starts or ends
-            runner.busyChanged.connect(self._on_runner_busy_changed)
         lines = self.fontMetrics().lineSpacing()
         self.messages.setMinimumHeight(3 * lines)
         self.diary.setMinimumHeight(2 * lines)
@@ -135,7 +129,7 @@ class LegionChatDock(LegionDock):
         return [self.channels.item(i).text() for i in range(self.channels.count())]
 
     def unread(self, channel: str) -> int:
-        state = self.legion()
+        state = self.state()
         if state is None:
             return 0
         seen = self._seen.get(channel, 0)
@@ -157,7 +151,7 @@ class LegionChatDock(LegionDock):
                 return
 
     def message_item(self, message_id: int) -> QListWidgetItem | None:
-        state = self.legion()
+        state = self.state()
         if state is None:
             return None
         ids = [m.id for m in state.channel_messages(self._channel or "")]
@@ -165,7 +159,7 @@ class LegionChatDock(LegionDock):
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.legion()
+        state = self.state()
         session = self.bridge.session()
         if state is None:
             self._session_key = None
@@ -213,9 +207,7 @@ class LegionChatDock(LegionDock):
                 item = QListWidgetItem(text)
                 item.setData(CHANNEL_ROLE, channel_id)
                 if self.unread(channel_id):  # bold, so it catches the eye
-                    font = item.font()
-                    font.setBold(True)
-                    item.setFont(font)
+                    make_bold(item)
                 channel = state.channel(channel_id)
                 item.setToolTip(plain_tooltip(
                     f"{channel.title or '#' + channel.id} ({TYPE_WORDS[channel.type]})"))
@@ -276,15 +268,13 @@ class LegionChatDock(LegionDock):
                 font.setItalic(True)
                 item.setFont(font)
             else:
-                font = item.font()
-                font.setBold(True)
-                item.setFont(font)
+                make_bold(item)
             self.messages.addItem(item)
         self.messages.scrollToBottom()
 
     # -- the diary of a message -----------------------------------------------------------------
     def show_diary_of(self, item: QListWidgetItem) -> bool:
-        state = self.legion()
+        state = self.state()
         index = item.data(DIARY_ROLE)
         if state is None or not isinstance(index, int) or not 0 <= index < len(state.diaries):
             return False
@@ -305,9 +295,6 @@ class LegionChatDock(LegionDock):
     def _on_messages_item_clicked(self, item: QListWidgetItem) -> None:
         self.show_diary_of(item)
 
-    def _on_runner_busy_changed(self, _busy: bool) -> None:
-        self.schedule_refresh()
-
     def _on_channels_current_changed(self, current: QListWidgetItem | None,
                                      _previous: QListWidgetItem | None) -> None:
         if current is None:
@@ -319,7 +306,7 @@ class LegionChatDock(LegionDock):
 
     # -- writing ------------------------------------------------------------------------------
     def _action_id(self) -> str:
-        state = self.legion()
+        state = self.state()
         try:
             channel = state.channel(self._channel or "") if state is not None else None
         except KeyError:
@@ -327,38 +314,29 @@ class LegionChatDock(LegionDock):
         return TOPIC if channel is not None and channel.type == ChannelType.MINIONS else SEND
 
     def _send_reason(self) -> str:
-        if self.bridge.read_only:
-            return "Replay is read-only."
-        session = self.live_legion()
+        session = self.live_kind_session()
         if session is None:
-            return "No legion session is running."
+            return self.blocked()
         specs = self.runner.actions() if self.runner is not None else session.actions()
-        spec = next((s for s in specs if s.id == self._action_id()), None)
-        if spec is None or not spec.enabled:
-            return spec.reason if spec is not None else "You cannot write now."
-        return ""
+        return action_blocked(specs, self._action_id(), "You cannot write now.")
+
+    def _completing(self) -> bool:
+        """Enter is the completer's while its popup is open."""
+        return self.completer.showing()
 
     def _update_send(self) -> None:
-        why = self._send_reason()
+        why = self.seat.update_send()
         topic = self._action_id() == TOPIC
-        self.editor.setEnabled(not why)
         self.editor.setPlaceholderText(why or (
             "A topic for the minions, then Enter" if topic else
             f"Write to #{self._channel}, then Enter (@name to address a minion)"))
         self.send_button.setText("Give topic" if topic else "Send")
-        self.send_button.setEnabled(not why and bool(self.editor.text().strip()))
 
     def send_from_toolbar(self) -> None:
         """The toolbar's send: send what is written, else start writing."""
-        if self.editor.text().strip() and not self._send_reason():
-            self._on_send_clicked()
-        elif self.editor.isEnabled():
-            self.editor.setFocus()
+        self.seat.send_from_toolbar()
 
-    def _on_send_clicked(self) -> None:
-        text = self.editor.text().strip()
-        if not text or self._send_reason() or self.completer.showing():
-            return
+    def _on_seat_submitted(self, text: str) -> None:
         action_id = self._action_id()
         self.perform(Action(id=action_id, text=text,
                             params={"channel": self._channel} if action_id == SEND else {}))
@@ -387,15 +365,3 @@ def _message_line(speaker: str, role: str, text: str) -> str:
         return f"Topic: {text}"
     return f"{speaker}: {text}"
 
-
-def _label(name: str, *, bold: bool = False) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if bold:
-        font: QFont = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label

@@ -39,7 +39,9 @@ from roundtable_desktop.kinds.legion.state import (
     mode_for,
 )
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.kinds.legion.dock_base import LegionDock, diary_text
+from roundtable_desktop.ui.kinds.legion.diary import diary_text
+from roundtable_desktop.ui.kinds.legion.dock_base import LegionDock
+from roundtable_desktop.ui.text_label import text_label
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 QUIET_LINES = 5  # the last silent turns shown above the diary
@@ -58,7 +60,7 @@ class LegionMinionDock(LegionDock):
         self.picker = QComboBox()
         self.picker.setObjectName("legionMinionPicker")
         self.picker.currentTextChanged.connect(self._on_picker_changed)
-        self.persona = _label("legionPersona")
+        self.persona = text_label("legionPersona")
         self.model = QLineEdit()
         self.model.setObjectName("legionMinionModel")
         self.model.editingFinished.connect(self._on_model_editing_finished)
@@ -73,9 +75,9 @@ class LegionMinionDock(LegionDock):
         self.speed.setPageStep(SPEED_STEPS // 2)
         self.speed.sliderReleased.connect(self._on_speed_released)
         self.speed.valueChanged.connect(self._on_speed_value_changed)
-        self.speed_label = _label("legionSpeedLabel")
-        self.tools = _label("legionTools")
-        self.error = _label("legionMinionError")
+        self.speed_label = text_label("legionSpeedLabel")
+        self.tools = text_label("legionTools")
+        self.error = text_label("legionMinionError")
         self.diary = QPlainTextEdit()
         self.diary.setObjectName("legionMinionDiary")
         self.diary.setReadOnly(True)
@@ -122,7 +124,7 @@ class LegionMinionDock(LegionDock):
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.legion()
+        state = self.state()
         if state is None:
             self.picker.clear()
             self.persona.setText("No legion session is shown.")
@@ -213,7 +215,7 @@ class LegionMinionDock(LegionDock):
     def _edit_reason(self, state: LegionState) -> str:
         if self.bridge.read_only:
             return "Replay is read-only."
-        if self.live_legion() is None:
+        if self.live_kind_session() is None:
             return "No legion session is running."
         if state.ended:
             return "The session has ended; its minions can no longer be changed."
@@ -226,7 +228,7 @@ class LegionMinionDock(LegionDock):
 
     def _edit(self, **params: object) -> None:
         """The `edit_minion` edit; a refusal's reason is shown under the form."""
-        if self.live_legion() is None:
+        if self.live_kind_session() is None:
             return
         try:
             self.edit_session(Edit(id=EDIT_ACTION, params=params))
@@ -247,7 +249,7 @@ class LegionMinionDock(LegionDock):
             label.setText(_breakable(mode_for(value)))
 
     def _on_apply_scores_clicked(self) -> None:
-        state, name = self.legion(), self._minion
+        state, name = self.state(), self._minion
         if state is None or name is None:
             return
         current = state.minion(name).scores
@@ -257,7 +259,7 @@ class LegionMinionDock(LegionDock):
             self._edit(change="scores", minion=name, scores=changed)
 
     def _on_model_editing_finished(self) -> None:
-        state, name = self.legion(), self._minion
+        state, name = self.state(), self._minion
         if state is None or name is None or not self.model.isEnabled():
             return
         wanted = self.model.text().strip() or None
@@ -270,7 +272,7 @@ class LegionMinionDock(LegionDock):
             self._on_speed_released()
 
     def _on_speed_released(self) -> None:
-        state = self.legion()
+        state = self.state()
         speed = self.speed.value() / SPEED_STEPS
         if state is not None and state.speed != speed:
             self._edit(change="speed", speed=speed)
@@ -292,11 +294,3 @@ def _breakable(mode: str) -> str:
 def _speed_words(speed: float) -> str:
     return "at once" if speed <= 0 else f"×{speed:g} of predicted"
 
-
-def _label(name: str) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from roundtable_desktop.kinds.legion.state import BANDS, MAX_SCORE, MIN_SCORE, LegionState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.kinds.legion.dock_base import LegionDock
+from roundtable_desktop.ui.plots import follow_palette, still_plot
 from roundtable_desktop.ui.theme import Inks, inks
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
@@ -49,13 +50,9 @@ class LegionOpinionsDock(LegionDock):
         self.legend.setObjectName("legionOpinionsLegend")
         self.legend.setWordWrap(True)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.plot = pg.PlotWidget()
-        self.plot.setObjectName("legionOpinionsPlot")
+        self.plot = still_plot("legionOpinionsPlot", grid=False)  # the mode bands are its grid
         self.plot.setAntialiasing(True)
         item = self.plot.getPlotItem()
-        item.hideButtons()
-        item.setMenuEnabled(False)
-        item.setMouseEnabled(x=False, y=False)
         self.plot.setToolTip("x: the message a score changed at (0 is the start); "
                              "y: the score, over its mode band")
         item.getViewBox().disableAutoRange()  # the bands stay whole as curves come
@@ -103,7 +100,7 @@ class LegionOpinionsDock(LegionDock):
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.legion()
+        state = self.state()
         names = [m.name for m in state.minions] if state is not None else []
         wanted = [ALL_MINIONS, *names]
         if [self.picker.itemText(i) for i in range(self.picker.count())] != wanted:
@@ -195,14 +192,7 @@ class LegionOpinionsDock(LegionDock):
         pal = self.theme_palette()
         self._inks = inks(pal)
         text = pal.color(QPalette.ColorRole.Text)
-        self.plot.setBackground(pal.color(QPalette.ColorRole.Base))
-        font = self.font()
-        for side in ("left", "bottom"):
-            axis = self.plot.getAxis(side)
-            axis.setPen(pg.mkPen(text))
-            axis.setTextPen(pg.mkPen(text))
-            axis.setTickFont(font)
-            axis.label.setFont(font)
+        follow_palette((self.plot,), pal, self.font())
         for index, band in enumerate(self._bands):
             shade = QColor(text)
             shade.setAlpha(BAND_ALPHA[index % 2])
@@ -211,12 +201,12 @@ class LegionOpinionsDock(LegionDock):
         muted.setAlpha(150)
         for label in self._band_labels:
             label.setColor(muted)
-            label.setFont(font)
+            label.setFont(self.font())
         self._fit_band_labels()
 
     def _on_theme_changed(self) -> None:
         self._follow_palette()
-        self._draw(self.legion())
+        self._draw(self.state())
 
     def _on_picker_changed(self, _text: str) -> None:
-        self._draw(self.legion())
+        self._draw(self.state())

@@ -60,7 +60,7 @@ class NegotiationBeliefsDock(NegotiationDock):
 
     # -- refresh ----------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.negotiation()
+        state = self.state()
         why = self.blocked()
         marks = side_inks(inks(self.theme_palette()))
         for index, side in enumerate(SIDES):

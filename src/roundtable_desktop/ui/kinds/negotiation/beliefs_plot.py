@@ -21,6 +21,9 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from roundtable_desktop.kinds.negotiation.scenario import TRAIT_MAX, TRAIT_MIN, TRAITS
 from roundtable_desktop.kinds.negotiation.state import ALLY, KEEPER, NegotiationState
+from roundtable_desktop.ui.plots import follow_palette as plots_follow_palette
+from roundtable_desktop.ui.plots import still_plot
+from roundtable_desktop.ui.text_label import buddy_label
 from roundtable_desktop.ui.theme import Inks
 
 PLOT_MIN_HEIGHT = 120
@@ -57,9 +60,7 @@ class BeliefsPlot(QWidget):
 
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
-        label = QLabel("&Trait:")
-        label.setBuddy(self.trait_combo)
-        bar.addWidget(label)
+        bar.addWidget(buddy_label("&Trait:", self.trait_combo))
         bar.addWidget(self.trait_combo, 1)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -96,16 +97,7 @@ class BeliefsPlot(QWidget):
 
     def follow_palette(self, pal: QPalette, inks: Inks) -> None:
         self._inks = side_inks(inks)
-        text = pal.color(QPalette.ColorRole.Text)
-        for plot in (self.trait_plot, self.influence_plot):
-            plot.setBackground(pal.color(QPalette.ColorRole.Base))
-            item = plot.getPlotItem()
-            for side in ("left", "bottom"):
-                axis = item.getAxis(side)
-                axis.setPen(pg.mkPen(text))
-                axis.setTextPen(pg.mkPen(text))
-                axis.setTickFont(self.font())
-                axis.label.setFont(self.font())
+        plots_follow_palette((self.trait_plot, self.influence_plot), pal, self.font())
         self._draw()
 
     def _draw(self) -> None:
@@ -148,14 +140,8 @@ class BeliefsPlot(QWidget):
 
 
 def _plot(name: str, title: str) -> pg.PlotWidget:
-    plot = pg.PlotWidget()
-    plot.setObjectName(name)
+    plot = still_plot(name)
     plot.setAntialiasing(True)
     plot.setMinimumHeight(PLOT_MIN_HEIGHT)
-    item = plot.getPlotItem()
-    item.hideButtons()
-    item.setMenuEnabled(False)
-    item.setMouseEnabled(x=False, y=False)
-    item.showGrid(x=False, y=True, alpha=0.25)
     plot.setLabel("left", title)
     return plot

@@ -31,11 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from roundtable_desktop.domain.events import (
-    ActionFinished,
-    ActionStarted,
     PhaseChanged,
-    SessionEnded,
-    StateChanged,
 )
 from roundtable_desktop.engine.base import SEND, Action, ActionSpec, Edit
 from roundtable_desktop.kinds.negotiation.state import (
@@ -49,6 +45,7 @@ from roundtable_desktop.kinds.negotiation.state import (
     NegotiationState,
 )
 from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.docks.kind_dock import STATE_EVENTS
 from roundtable_desktop.ui.kinds.negotiation.dock_base import NegotiationDock
 from roundtable_desktop.ui.kinds.negotiation.guard_panel import GuardPanel
 from roundtable_desktop.ui.kinds.negotiation.next_step import next_sentence
@@ -68,11 +65,11 @@ FLOW_TIPS = {
             "turns up to its step cap (Esc stops).",
 }
 STATUS_SCALE = 1.15
-REFRESH_ON = (StateChanged, PhaseChanged, ActionStarted, ActionFinished, SessionEnded)
 
 
 class NegotiationSequencerDock(NegotiationDock):
     submitted = Signal(str)  # a human seat's line: the window performs `send`
+    refresh_on = STATE_EVENTS  # not tokens: a stream would refresh per token
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None, *,
                  runner: SessionRunner | None = None) -> None:
@@ -161,7 +158,7 @@ class NegotiationSequencerDock(NegotiationDock):
 
     def send_from_toolbar(self) -> None:
         """The toolbar's "Send as ...": send the seat's relay box, or start writing in it."""
-        state = self.negotiation()
+        state = self.state()
         if state is None:
             return
         side = state.turn_side
@@ -172,7 +169,7 @@ class NegotiationSequencerDock(NegotiationDock):
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.negotiation()
+        state = self.state()
         blocked = self.blocked()
         if state is None:
             self.status_label.setText(blocked)
@@ -246,13 +243,12 @@ class NegotiationSequencerDock(NegotiationDock):
     # -- events -------------------------------------------------------------------------------
     def on_event(self, event: object) -> None:
         if isinstance(event, PhaseChanged) and event.phase in PHASES and event.actor_id:
-            state = self.negotiation()
+            state = self.state()
             cur = state.current if state is not None else None
             human = bool(cur.human) if cur is not None and cur.side == event.actor_id else False
             self.strip.enter(event.actor_id, event.phase, human=human)
-        self.reader.on_event(event, self.negotiation())
-        if isinstance(event, REFRESH_ON):  # not tokens: a stream would refresh per token
-            self.schedule_refresh()
+        self.reader.on_event(event, self.state())
+        super().on_event(event)
 
     # -- slots --------------------------------------------------------------------------------
     def _on_flow_group_clicked(self, index: int) -> None:
@@ -268,6 +264,6 @@ class NegotiationSequencerDock(NegotiationDock):
         self.perform_turn(Action(id=SEND_DRAFT, text=text if text.strip() else None))
 
     def _on_seat_send_requested(self, side: str, text: str) -> None:
-        state = self.negotiation()
+        state = self.state()
         if state is not None and state.turn_side == side:
             self.submitted.emit(text)

@@ -242,7 +242,7 @@ class ActorsDock(RoundtableDock):
         self._update_enabled()
 
     def _update_enabled(self) -> None:
-        blocked = self.editing_blocked()
+        blocked = self.blocked()
         state = self.state()
         has_actor = bool(state and self._selected_id)
         can_edit = not blocked and has_actor

@@ -13,9 +13,10 @@ Must hold no engine logic: it neither parses nor runs tools.
 from __future__ import annotations
 
 import json
+from typing import cast
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextCursor
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
@@ -36,7 +37,9 @@ from roundtable_desktop.kinds.roundtable.actors import Role
 from roundtable_desktop.kinds.roundtable.tools import id_literal
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
+from roundtable_desktop.ui.docks.seat_input import SeatInput
 from roundtable_desktop.ui.kinds.roundtable.dock_base import RoundtableDock
+from roundtable_desktop.ui.layouts import column_of
 
 SEND_ACTION = "send"
 _ID_ROLE = Qt.ItemDataRole.UserRole
@@ -62,13 +65,15 @@ class ComposerDock(RoundtableDock):
         self.candidate_list.setObjectName("composerCandidates")
         self.candidate_list.itemChanged.connect(self._on_candidate_list_item_changed)
 
-        self.editor = QPlainTextEdit()
-        self.editor.setObjectName("composerEditor")
+        self.seat = SeatInput("composer", blocked=self._send_reason,
+                              empty_hint="Write at least one CALL: line first.")
+        self.seat.submitted.connect(self.submitted)
+        self.editor = cast(QPlainTextEdit, self.seat.editor)
+        self.send_button = self.seat.send_button
         self.editor.setPlaceholderText(
             'One call per line, e.g.\nCALL: addTranscript("I would start with the RAG talk.")'
             "\nCALL: passTurn()"
         )
-        self.editor.textChanged.connect(self._update_enabled)
 
         self.rank_button = QPushButton("Rank ticked")
         self.top_spin = QSpinBox()
@@ -83,8 +88,6 @@ class ComposerDock(RoundtableDock):
         self.note_button = QPushButton("Note")
         self.whiteboard_button = QPushButton("Whiteboard")
         self.say_button = QPushButton("Say")
-        self.send_button = QPushButton("Send  (Ctrl+Return)")
-        self.send_button.setObjectName("composerSend")
         self.clear_button = QPushButton("Clear")
 
         self.rank_button.clicked.connect(self._on_rank_clicked)
@@ -94,7 +97,6 @@ class ComposerDock(RoundtableDock):
         self.note_button.clicked.connect(lambda: self._insert_text_call("addActorNote"))
         self.whiteboard_button.clicked.connect(lambda: self._insert_text_call("addWhiteboard"))
         self.say_button.clicked.connect(lambda: self._insert_text_call("addTranscript"))
-        self.send_button.clicked.connect(self._on_send_clicked)
         self.clear_button.clicked.connect(self.editor.clear)
 
         # Two columns, not four: at presenter zoom a wide row would set the window's
@@ -113,24 +115,13 @@ class ComposerDock(RoundtableDock):
             note_row.addWidget(button)
         tools.addLayout(note_row, 3, 0, 1, 2)
 
-        send_row = QHBoxLayout()
-        send_row.addStretch(1)
-        send_row.addWidget(self.clear_button)
-        send_row.addWidget(self.send_button)
+        self.seat.row.insertStretch(0, 1)
+        self.seat.row.insertWidget(1, self.clear_button)
 
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
         tick_label = QLabel("Tick candidates to rank or finalize:")
         tick_label.setWordWrap(True)
-        left_layout.addWidget(tick_label)
-        left_layout.addWidget(self.candidate_list)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addLayout(tools)
-        right_layout.addWidget(self.editor, 1)
-        right_layout.addLayout(send_row)
+        left = column_of(tick_label, self.candidate_list)
+        right = column_of(tools, (self.seat, 1))
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(right)
@@ -145,12 +136,11 @@ class ComposerDock(RoundtableDock):
 
         shortcut = QShortcut(QKeySequence("Ctrl+Return"), body)
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        shortcut.activated.connect(self._on_send_clicked)
+        shortcut.activated.connect(self.seat.send)
         enter = QShortcut(QKeySequence("Ctrl+Enter"), body)
         enter.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        enter.activated.connect(self._on_send_clicked)
+        enter.activated.connect(self.seat.send)
         # Shortcuts fire only in the active window; the editor also catches the key itself.
-        self.editor.installEventFilter(self)
 
         bridge.stateChanged.connect(self._on_bridge_state_changed)
         bridge.phaseChanged.connect(self._on_bridge_phase_changed)
@@ -166,7 +156,7 @@ class ComposerDock(RoundtableDock):
         return self.status_label.text()
 
     def text(self) -> str:
-        return self.editor.toPlainText()
+        return self.seat.written()
 
     def tick(self, candidate_id: str) -> None:
         for row in range(self.candidate_list.count()):
@@ -213,7 +203,7 @@ class ComposerDock(RoundtableDock):
         return ""
 
     def _update_enabled(self) -> None:
-        why = self._send_reason()
+        why = self.seat.update_send()
         state = self.state()
         if why:
             self.status_label.setText(why)
@@ -222,7 +212,7 @@ class ComposerDock(RoundtableDock):
                 f"{state.actor.name} is a human seat: write the reply, then Send."
             )
         enabled = not why
-        for widget in (self.candidate_list, self.editor, self.top_spin, self.note_text):
+        for widget in (self.candidate_list, self.top_spin, self.note_text):
             widget.setEnabled(enabled)
         for button in (self.commit_button, self.pass_button, self.note_button,
                        self.whiteboard_button, self.say_button, self.clear_button):
@@ -232,8 +222,6 @@ class ComposerDock(RoundtableDock):
         _enable(self.finalize_button, enabled and admin and bool(self._ticked),
                 why or ("Only the administrator may finalize." if not admin else untick))
         _enable(self.rank_button, enabled and bool(self._ticked), why or untick)
-        _enable(self.send_button, enabled and bool(self.editor.toPlainText().strip()),
-                why or "Write at least one CALL: line first.")
 
     # -- inserting calls ------------------------------------------------------------------
     def insert_call(self, call: str, *, cursor_back: int = 0) -> None:
@@ -272,29 +260,7 @@ class ComposerDock(RoundtableDock):
 
     def send_from_toolbar(self) -> None:
         """The toolbar's send action: send what is written, else start writing."""
-        if self.editor.toPlainText().strip() and not self._send_reason():
-            self._on_send_clicked()
-        elif self.editor.isEnabled():
-            self.editor.setFocus()
-
-    def _on_send_clicked(self) -> None:
-        text = self.editor.toPlainText().strip()
-        if not text or self._send_reason():
-            return
-        self.submitted.emit(text)
-        self.editor.clear()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (
-            watched is self.editor
-            and event.type() == QEvent.Type.KeyPress
-            and isinstance(event, QKeyEvent)
-            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
-        ):
-            self._on_send_clicked()
-            return True
-        return super().eventFilter(watched, event)
+        self.seat.send_from_toolbar()
 
     # -- slots ----------------------------------------------------------------------------
     def _on_candidate_list_item_changed(self, item: QListWidgetItem) -> None:

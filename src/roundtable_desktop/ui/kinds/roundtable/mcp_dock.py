@@ -28,6 +28,7 @@ from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
 from roundtable_desktop.ui.kinds.roundtable.dock_base import RoundtableDock
 from roundtable_desktop.ui.mcp_controller import BUSY, FAILED, ON, McpController
+from roundtable_desktop.ui.text_label import text_label
 from roundtable_desktop.ui.theme import Inks, inks
 
 
@@ -49,13 +50,13 @@ class McpDock(RoundtableDock):
                                          self._on_disconnect_clicked)
 
         self.status_dot = StatusDot()
-        self.status_label = _plain_label("mcpStatus")
+        self.status_label = text_label("mcpStatus")
         self.status_label.setSizePolicy(QSizePolicy.Policy.Expanding,
                                         QSizePolicy.Policy.Preferred)
 
         self.offer_frame = QFrame()
         self.offer_frame.setObjectName("mcpOffer")
-        self.offer_label = _plain_label("mcpOfferText")
+        self.offer_label = text_label("mcpOfferText")
         self.start_button = _button("Start the bundled server", "mcpStartServer",
                                     self._on_start_clicked)
         self.start_button.setToolTip("Runs the app's own MCP server (YouTube search, or the "
@@ -69,10 +70,10 @@ class McpDock(RoundtableDock):
         offer_column.addLayout(offer_row)
         self.offer_frame.hide()
 
-        self.tools_title = _plain_label("mcpToolsTitle")
-        self.tools_label = _plain_label("mcpTools")
-        self.server_label = _plain_label("mcpServer")
-        self.hint_label = _plain_label("mcpHint")
+        self.tools_title = text_label("mcpToolsTitle")
+        self.tools_label = text_label("mcpTools")
+        self.server_label = text_label("mcpServer")
+        self.hint_label = text_label("mcpHint")
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.connect_button)
@@ -216,15 +217,6 @@ class StatusDot(QWidget):
         painter.drawEllipse(margin, margin, side - 2 * margin, side - 2 * margin)
         painter.end()
 
-
-def _plain_label(name: str) -> QLabel:
-    """A label for untrusted text: never rich text, wraps, selectable for copying."""
-    label = QLabel()
-    label.setObjectName(name)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
 
 
 def _button(text: str, name: str, slot: object) -> QPushButton:

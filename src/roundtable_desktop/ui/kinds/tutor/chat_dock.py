@@ -10,14 +10,10 @@ Must hold no engine logic.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
     QListWidget,
     QListWidgetItem,
-    QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -29,7 +25,10 @@ from roundtable_desktop.kinds.tutor.cartridge import FreeformPhase, StaticPhase
 from roundtable_desktop.kinds.tutor.state import STUDENT, TutorState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
+from roundtable_desktop.ui.docks.kind_dock import action_blocked
+from roundtable_desktop.ui.docks.seat_input import SeatInput
 from roundtable_desktop.ui.kinds.tutor.dock_base import TutorDock
+from roundtable_desktop.ui.text_label import text_label
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 USAGE_LINES = 4  # the last calls' usage shown under the chat
@@ -56,42 +55,34 @@ class TutorChatDock(TutorDock):
         super().__init__("Student chat", "tutorChatDock", bridge, parent, runner=runner)
         self._streaming: set[str] = set()
         self._usage: list[str] = []
-        self.strip = _label("tutorPhaseStrip", bold=True)
-        self.content = _label("tutorPhaseContent")
+        self.strip = text_label("tutorPhaseStrip", bold=True)
+        self.content = text_label("tutorPhaseContent")
         self.conversation = QListWidget()
         self.conversation.setObjectName("tutorConversation")
         self.conversation.setWordWrap(True)
-        self.stream_label = _label("tutorStreaming")
-        self.redaction = _label("tutorRedaction", bold=True)
+        self.stream_label = text_label("tutorStreaming")
+        self.redaction = text_label("tutorRedaction", bold=True)
         self.choices = QWidget()
         self.choices.setObjectName("tutorChoices")
         self._choice_layout = QVBoxLayout(self.choices)
         self._choice_layout.setContentsMargins(0, 0, 0, 0)
         self.choice_buttons: list[QPushButton] = []
-        self.editor = QPlainTextEdit()
-        self.editor.setObjectName("tutorEditor")
+        self.seat = SeatInput("tutor", blocked=self._send_reason)
+        self.seat.submitted.connect(self.submitted)
+        self.editor, self.send_button = self.seat.editor, self.seat.send_button
         self.editor.setPlaceholderText("Write to the trickster, then Send (Ctrl+Return)")
         self.editor.setMaximumHeight(110)
-        self.editor.textChanged.connect(self._update_send)
-        self.editor.installEventFilter(self)
-        self.send_button = QPushButton("Send  (Ctrl+Return)")
-        self.send_button.setObjectName("tutorSend")
-        self.send_button.clicked.connect(self._on_send_clicked)
-        self.status = _label("tutorStatus")
-        self.usage = _label("tutorUsage")
+        self.status = text_label("tutorStatus")
+        self.seat.row.insertWidget(0, self.status, 1)
+        self.usage = text_label("tutorUsage")
 
-        send_row = QHBoxLayout()
-        send_row.addWidget(self.status, 1)
-        send_row.addWidget(self.send_button)
         body = QWidget()
         layout = QVBoxLayout(body)
         for widget in (self.strip, self.content):
             layout.addWidget(widget)
         layout.addWidget(self.conversation, 1)
-        for widget in (self.stream_label, self.redaction, self.choices, self.editor):
+        for widget in (self.stream_label, self.redaction, self.choices, self.seat, self.usage):
             layout.addWidget(widget)
-        layout.addLayout(send_row)
-        layout.addWidget(self.usage)
         self.setWidget(body)
 
         bridge.callStarted.connect(self._on_bridge_call_started)
@@ -109,7 +100,7 @@ class TutorChatDock(TutorDock):
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        state = self.tutor()
+        state = self.state()
         if state is None:
             self.strip.setText("No tutor exercise is shown.")
             for widget in (self.content, self.redaction, self.stream_label):
@@ -168,23 +159,16 @@ class TutorChatDock(TutorDock):
         self.choices.setVisible(bool(labels))
 
     def _send_reason(self) -> str:
-        if self.bridge.read_only:
-            return "Replay is read-only."
-        session = self.live_session()
-        if session is None or self.tutor() is None:
-            return "No tutor exercise is running."
-        spec = next((a for a in session.actions() if a.id == SEND), None)
-        if spec is None or not spec.enabled:
-            return spec.reason if spec is not None else "The student cannot write now."
-        return ""
+        session = self.live_kind_session()
+        if session is None:
+            return self.blocked()
+        return action_blocked(session.actions(), SEND, "The student cannot write now.")
 
     def _update_send(self) -> None:
-        why = self._send_reason()
+        why = self.seat.update_send()
         self.status.setText(why or "Your turn.")
-        self.editor.setEnabled(not why)
         for button in self.choice_buttons:
             button.setEnabled(not why)
-        self.send_button.setEnabled(not why and bool(self.editor.toPlainText().strip()))
 
     # -- sending ------------------------------------------------------------------------------
     def send_from_toolbar(self) -> None:
@@ -192,34 +176,16 @@ class TutorChatDock(TutorDock):
         written, else start writing."""
         if self.choice_buttons and not self.choices.isHidden():
             self.choice_buttons[0].setFocus()
-        elif self.editor.toPlainText().strip() and not self._send_reason():
-            self._on_send_clicked()
-        elif self.editor.isEnabled():
-            self.editor.setFocus()
-
-    def _on_send_clicked(self) -> None:
-        text = self.editor.toPlainText().strip()
-        if not text or self._send_reason():
-            return
-        self.submitted.emit(text)
-        self.editor.clear()
+        else:
+            self.seat.send_from_toolbar()
 
     def _on_choice_clicked(self, index: int) -> None:
         if not self._send_reason():
             self.perform(Action(id=SEND, option=index))
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (watched is self.editor and event.type() == QEvent.Type.KeyPress
-                and isinstance(event, QKeyEvent)
-                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-                and event.modifiers() & Qt.KeyboardModifier.ControlModifier):
-            self._on_send_clicked()
-            return True
-        return super().eventFilter(watched, event)
-
     # -- streaming and usage --------------------------------------------------------------------
     def _on_bridge_call_started(self, event: CallStarted) -> None:
-        if self.tutor() is not None and event.purpose == "reply":
+        if self.state() is not None and event.purpose == "reply":
             self._streaming.add(event.call_id)
             self.stream_label.setText("Trickster: ")
             self.stream_label.show()
@@ -230,7 +196,7 @@ class TutorChatDock(TutorDock):
 
     def _on_bridge_call_finished(self, event: CallFinished) -> None:
         self._streaming.discard(event.call_id)
-        if self.tutor() is None:
+        if self.state() is None:
             return
         o = event.outcome
         self._usage = [*self._usage, f"{event.purpose}: {o.usage.prompt_tokens:,} prompt + "
@@ -239,15 +205,3 @@ class TutorChatDock(TutorDock):
         self.usage.setText("\n".join(self._usage))
         self.schedule_refresh()
 
-
-def _label(name: str, *, bold: bool = False) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if bold:
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label

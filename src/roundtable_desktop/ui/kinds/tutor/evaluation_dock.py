@@ -47,7 +47,7 @@ class TutorEvaluationDock(TutorDock):
                 for i in range(self.checklist.count())]
 
     def refresh(self) -> None:
-        state = self.tutor()
+        state = self.state()
         self.checklist.clear()
         if state is None:
             self.debrief.clear()

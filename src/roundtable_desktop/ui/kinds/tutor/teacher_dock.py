@@ -56,8 +56,9 @@ class TutorTeacherDock(TutorDock):
         self.refresh()
 
     def _on_budget_editing_finished(self) -> None:
-        state = self.tutor()
-        if isinstance(self.live_session(), TutorSession) and state is not None \
+        session = self.live_session()
+        state = self.state()
+        if isinstance(session, TutorSession) and state is not None \
                 and self.budget.value() != state.budget_tokens:
             try:
                 self.edit_session(Edit(id=SET_BUDGET, params={"tokens": self.budget.value()}))
@@ -65,7 +66,7 @@ class TutorTeacherDock(TutorDock):
                 self.budget.setToolTip(exc.message)
 
     def refresh(self) -> None:
-        state = self.tutor()
+        state = self.state()
         text = "No tutor exercise is shown." if state is None else self._describe(state)
         if self.text.toPlainText() != text:
             self.text.setPlainText(text)
