@@ -1,7 +1,8 @@
 """Labels the docks build the same way: `text_label` for a line of text the program
 writes (named, wrapped; plain text unless told, so untrusted text is never read as rich
 text; selectable for copying unless told), `buddy_label` for the mnemonic label of a
-field, and `make_bold` for a label or item that stands out.
+field, `make_bold` for a label or item that stands out, and `WrappedLabel` for a caption
+that wraps onto a second line instead of being cut (ElidedLabel's reading API).
 Must hold no engine logic.
 """
 
@@ -51,3 +52,25 @@ def buddy_label(text: str, buddy: QWidget) -> QLabel:
     label = QLabel(text)
     label.setBuddy(buddy)
     return label
+
+
+class WrappedLabel(QLabel):
+    """Plain text that wraps to the width its layout gives it and never asks for more:
+    a caption read from across a room is never cut to "…". It reads like ElidedLabel
+    (`set_full_text`, `full_text`, `shown_text`), so either may stand in a dock."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(True)
+        self.setSizePolicy(Policy.Ignored, Policy.Preferred)
+        self.setText(text)
+
+    def set_full_text(self, text: str) -> None:
+        self.setText(text)
+
+    def full_text(self) -> str:
+        return self.text()
+
+    def shown_text(self) -> str:
+        return self.text()

@@ -37,9 +37,8 @@ from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
-from roundtable_desktop.ui.elided_label import ElidedLabel
 from roundtable_desktop.ui.plots import follow_palette, still_plot
-from roundtable_desktop.ui.text_label import buddy_label
+from roundtable_desktop.ui.text_label import WrappedLabel, buddy_label
 from roundtable_desktop.ui.theme import Inks, inks
 
 BY_PURPOSE, BY_PARTICIPANT = "By purpose", "By participant"
@@ -148,7 +147,7 @@ def _headed(heading: str, name: str, plot: QWidget) -> QWidget:
     layout = QVBoxLayout(column)
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(0)
-    label = ElidedLabel(heading)  # whole words then "…" in a narrow column
+    label = WrappedLabel(heading)  # a second line in a narrow column, never cut
     label.setObjectName(name)
     label.setContentsMargins(6, 2, 6, 0)
     layout.addWidget(label)
@@ -164,7 +163,7 @@ class MetricsDock(BridgeDock):
         self.group_combo.addItems([BY_PURPOSE, BY_PARTICIPANT])
         self.group_combo.setToolTip("One curve per purpose of the calls, or per participant.")
         self.group_combo.currentIndexChanged.connect(self._on_group_combo_changed)
-        self.totals = ElidedLabel()  # whole words then "…": never widens the dock
+        self.totals = WrappedLabel()  # a second line when narrow: never widens the dock
         self.totals.setObjectName("metricsTotals")
         self.totals.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.legend = QLabel()

@@ -55,7 +55,7 @@ from roundtable_desktop.ui.docks.polygon_model import (
     speakers_of_new_lines,
     vertex_tooltip,
 )
-from roundtable_desktop.ui.elided_label import ElidedLabel
+from roundtable_desktop.ui.text_label import WrappedLabel
 from roundtable_desktop.ui.theme import inks
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ class PlotDrawing(PolygonDrawing):
         self.plot.setXRange(-1.5, 1.5, padding=0)
         self.plot.setYRange(-1.5, 1.5, padding=0)
         item.getViewBox().sigResized.connect(self._on_view_resized)
-        self.turn_label = ElidedLabel("")
+        self.turn_label = WrappedLabel("")
         self.turn_label.setObjectName("polygonTurn")
         layout.addWidget(self.turn_label)
         layout.addWidget(self.plot, 1)
