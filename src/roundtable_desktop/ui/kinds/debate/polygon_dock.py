@@ -198,7 +198,6 @@ class DebatePolygonDock(DebateDock):
         self._from: dict[str, QColor] = {}
         self._frame = FADE_FRAMES
         self._follow_latest = True
-        self._last_seen_round = -1
         self._stances: dict[str, VertexStance] = {}
         self._timer = QTimer(self)
         self._timer.setInterval(FRAME_MS)
@@ -219,9 +218,6 @@ class DebatePolygonDock(DebateDock):
     # -- reading (tests) ---------------------------------------------------------------
     def claim(self) -> str:
         return focused_claim(self.debate(), self.focus)
-
-    def shown_round(self) -> int:
-        return self.round_slider.value()
 
     def vertex_stance(self, agent: str) -> VertexStance | None:
         return self._stances.get(agent)
@@ -253,7 +249,6 @@ class DebatePolygonDock(DebateDock):
         if self._follow_latest:  # a new round moves a slider left at the latest
             self.round_slider.setValue(latest)
         self.round_slider.blockSignals(False)
-        self._last_seen_round = latest
         self.view.agents = [(a.id, a.name, self._avatar(a.id, a.avatar)) for a in state.agents]
         shown = self.round_slider.value()
         if state.mode == "classical":  # one conversation: everyone hears everyone
