@@ -35,6 +35,7 @@ COLLECT_SUBMODULES: tuple[str, ...] = (
     "sse_starlette",
     "anyio._backends",  # the asyncio backend is imported by name
     "lxml",
+    "filelock",  # its package imports its modules on first use, by name
 )
 HIDDEN_IMPORTS: tuple[str, ...] = (
     "pydantic",

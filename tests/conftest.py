@@ -15,6 +15,7 @@ import pytest
 
 from roundtable_desktop.domain.secrets import forget_secrets
 from roundtable_desktop.kinds.built import register_built_kinds
+from roundtable_desktop.llm.keys import ENV_VARS as KEY_ENV_VARS
 from tests.fakes.memory_keyring import MemoryKeyring
 
 # The tests stand where a composition root stands (app.py, the CLI): the built kinds are
@@ -39,8 +40,8 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.delenv("ROUNDTABLE_API_KEY", raising=False)
-    monkeypatch.delenv("ROUNDTABLE_YOUTUBE_KEY", raising=False)
+    for name in KEY_ENV_VARS.values():  # every key the app would read from the environment
+        monkeypatch.delenv(name, raising=False)
     return home
 
 

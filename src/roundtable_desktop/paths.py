@@ -1,8 +1,11 @@
 """Where things live: bundled prompts and resources, and the user's data and config.
 
 One function finds the bundled files from a source checkout and from a PyInstaller
-bundle alike. User directories follow each platform's conventions and can be redirected
-with ROUNDTABLE_HOME (tests use it so they never touch the real user's files).
+bundle alike. The user's data and config folders are the ones platformdirs names for
+each platform (Linux: $XDG_DATA_HOME and $XDG_CONFIG_HOME, by default ~/.local/share and
+~/.config; macOS: ~/Library/Application Support for both, never ~/Library/Preferences,
+which is for plists; Windows: the roaming AppData), and ROUNDTABLE_HOME redirects both
+(tests use it so they never touch the real user's files).
 Must not create or read anything besides directories.
 """
 
@@ -11,6 +14,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+
+import platformdirs
+from platformdirs.api import PlatformDirsABC
 
 APP_DIR_NAME = "roundtable-desktop"
 
@@ -38,22 +44,15 @@ def resources_dir() -> Path:
     return bundle_root() / "resources"
 
 
-def _platform_base(kind: str) -> Path:
-    home = Path.home()
-    if sys.platform == "win32":
-        base = os.environ.get("APPDATA") or str(home / "AppData" / "Roaming")
-        return Path(base)
-    if sys.platform == "darwin":
-        return home / "Library" / ("Preferences" if kind == "config" else "Application Support")
-    env = "XDG_CONFIG_HOME" if kind == "config" else "XDG_DATA_HOME"
-    default = home / (".config" if kind == "config" else ".local/share")
-    return Path(os.environ.get(env) or default)
+def _user_dirs() -> PlatformDirsABC:
+    # Roaming on Windows, where the settings and sessions of earlier versions are.
+    return platformdirs.PlatformDirs(APP_DIR_NAME, appauthor=False, roaming=True)
 
 
 def data_dir() -> Path:
     """Sessions database and exports."""
     override = os.environ.get("ROUNDTABLE_HOME")
-    path = Path(override) / "data" if override else _platform_base("data") / APP_DIR_NAME
+    path = Path(override) / "data" if override else _user_dirs().user_data_path
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -61,7 +60,7 @@ def data_dir() -> Path:
 def config_dir() -> Path:
     """Non-secret settings (price table, window layout). Keys live in the keyring."""
     override = os.environ.get("ROUNDTABLE_HOME")
-    path = Path(override) / "config" if override else _platform_base("config") / APP_DIR_NAME
+    path = Path(override) / "config" if override else _user_dirs().user_config_path
     path.mkdir(parents=True, exist_ok=True)
     return path
 

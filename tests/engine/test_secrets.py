@@ -4,11 +4,12 @@ it never reaches the store, exports, payloads, logs or error messages."""
 from __future__ import annotations
 
 import logging
+import os
 
 import keyring
 
 from roundtable_desktop.cli.main import main
-from roundtable_desktop.llm.keys import LLM_KEY, SERVICE, KeyStore
+from roundtable_desktop.llm.keys import ENV_VARS, LLM_KEY, SERVICE, X_KEY, KeyStore
 
 KEY = "sk-live-SUPERSECRET-4242424242"
 
@@ -67,3 +68,9 @@ def test_without_a_usable_keyring_the_key_stays_in_memory_and_it_says_so():
     assert keys.set(LLM_KEY, KEY) is False
     assert keys.get(LLM_KEY) == KEY
     assert "memory for this run only" in keys.status()
+
+
+def test_no_key_from_the_environment_reaches_a_test_the_x_token_included():
+    # The autouse fixture (tests/conftest.py) clears every variable KeyStore reads.
+    assert ENV_VARS[X_KEY] == "ROUNDTABLE_X_TOKEN"
+    assert not set(ENV_VARS.values()) & set(os.environ)

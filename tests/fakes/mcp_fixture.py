@@ -2,8 +2,9 @@
 serve-mcp --port 0` through `start_bundled_server` (the same path the window uses).
 
 The child never sees a YouTube key or a real keyring: it serves the mock catalog.
-`slow_mcp` has the test hook ROUNDTABLE_MCP_TEST_DELAY set, so `search_videos` waits
-long enough for a test to time out or kill the server mid-call. Use with
+`slow_mcp` is the same server with a slow catalog (tests/fakes/slow_mcp_server.py), so
+`search_videos` waits long enough for a test to time out or kill the server mid-call. Use
+with
 `from tests.fakes.mcp_fixture import bundled_mcp, slow_mcp  # noqa: F401`.
 """
 
@@ -15,23 +16,24 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from roundtable_desktop.sources.mcp_address import TEST_DELAY_ENV
 from roundtable_desktop.sources.mcp_process import BundledServer, start_bundled_server
+from tests.fakes.slow_mcp_server import slow_server_program
 
 SLOW_S = 30.0  # far longer than any test waits: the call is cut short, never completed
 
 
 def server_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
-           if k not in ("ROUNDTABLE_YOUTUBE_KEY", "ROUNDTABLE_YOUTUBE_BASE_URL", TEST_DELAY_ENV)}
+           if k not in ("ROUNDTABLE_YOUTUBE_KEY", "ROUNDTABLE_YOUTUBE_BASE_URL")}
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
     env.update(extra)
     return env
 
 
 def start_server(delay_s: float = 0.0) -> BundledServer:
-    extra = {TEST_DELAY_ENV: str(delay_s)} if delay_s else {}
-    return start_bundled_server(0, env=server_env(**extra))
+    """The bundled server; with `delay_s`, its slow copy."""
+    program = slow_server_program(delay_s) if delay_s else None
+    return start_bundled_server(0, env=server_env(), program=program)
 
 
 def start_servers(*delays_s: float) -> list[BundledServer]:

@@ -25,6 +25,7 @@ from roundtable_desktop.domain.events import SessionEnded, StateChanged
 from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.domain.summary import (
     Participant,
+    Progress,
     ResultItem,
     ResultSection,
     SessionSummary,
@@ -236,7 +237,7 @@ def panel_summary(state: PanelState) -> SessionSummary:
             empty_text="No verdicts yet.", final=state.ended,
         ),
         ended=state.ended,
-        progress=f"Round {state.round}",
+        progress=Progress(step=state.round, step_name="Round"),
     )
 
 

@@ -25,7 +25,6 @@ Must not import Qt and must not special-case a kind.
 
 from __future__ import annotations
 
-import json
 from abc import abstractmethod
 from typing import Any, ClassVar
 
@@ -46,6 +45,7 @@ from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL, ModelCaller
 from roundtable_desktop.llm.client import ChatClient
+from roundtable_desktop.store.redaction import storable_json_bytes
 
 AUTO = "auto"
 STOP = "stop"
@@ -195,16 +195,19 @@ class SessionProtocol(ModelCaller):
         changed if it cannot be made); say what changed. Must not emit events."""
         raise ActionUnavailable(f"Unknown edit {edit.id!r}.")
 
-    def state_json(self) -> str | bytes:
-        """`state_dict()` encoded as JSON (str, or UTF-8 bytes the store takes as they are);
-        kinds with a pydantic state override it (faster)."""
-        return json.dumps(self.state_dict(), ensure_ascii=False, separators=(",", ":"))
+    def stored_state(self) -> bytes | list[bytes]:
+        """What the store saves after each action: `state_dict()` as compact UTF-8 JSON
+        (lone surrogates replaced, known secrets scrubbed), or that JSON in pieces whose
+        join it is. A kind that keeps its unchanged parts encoded overrides this to hand
+        them over as the same objects, which the store then skips (the roundtable,
+        kinds/roundtable/saved.py); no kind encodes its state any other way."""
+        return storable_json_bytes(self.state_dict())
 
-    def stored_state(self) -> str | bytes | list[bytes]:
-        """What the store saves after each action: `state_json()`, or UTF-8 JSON in pieces
-        whose join it is (a kind that keeps its unchanged parts encoded hands them over
-        as the same objects, which the store then skips)."""
-        return self.state_json()
+    def state_json(self) -> bytes:
+        """The saved state as UTF-8 JSON bytes: `stored_state()` joined. Defined here only,
+        so what a test or a caller reads is what the store saved."""
+        stored = self.stored_state()
+        return b"".join(stored) if isinstance(stored, list) else stored
 
     def attach_mcp(self, connection: Any) -> bool:
         """Use an MCP connection's tools; False when this kind uses none."""

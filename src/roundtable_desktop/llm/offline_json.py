@@ -25,13 +25,13 @@ from decimal import Decimal
 from typing import Any
 
 from roundtable_desktop.domain.calls import ChatRequest
+from roundtable_desktop.domain.words import WORD
 from roundtable_desktop.llm.response_format import schema_of_format
 
 # Optional parts and list lengths shrink past this depth, so recursive schemas end.
 MAX_DEPTH = 4
 _HARD_DEPTH = 12
 _TAG = re.compile(r"<[^>]*>")
-_WORD = re.compile(r"[^\W\d_][\w'’-]*[^\W_]|[^\W\d_]{2,}")
 _FILLER = ("offline", "idea", "plan", "note", "point", "option", "agree", "maybe",
            "next", "step", "choice", "reason")
 # A JSON request with no schema (bare `json_object`) gets an object with one reply field.
@@ -71,9 +71,9 @@ def reply_words(request: ChatRequest, limit: int = 400) -> list[str]:
 def _words(text: str, limit: int) -> list[str]:
     text = html.unescape(_TAG.sub(" ", text))
     seen: dict[str, None] = {}
-    for match in _WORD.finditer(text):
+    for match in WORD.finditer(text):  # as written: the words become text a reader sees
         word = match.group(0)
-        if 3 <= len(word) <= 24:
+        if 3 <= len(word) <= 24 and word[0].isalpha():
             seen.setdefault(word, None)
             if len(seen) >= limit:
                 break

@@ -16,7 +16,6 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8081
 MCP_PATH = "/mcp"
 READY_PREFIX = "MCP server listening at "
-TEST_DELAY_ENV = "ROUNDTABLE_MCP_TEST_DELAY"
 
 
 class McpServeError(Exception):
@@ -59,11 +58,3 @@ def bind_socket(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> socket.so
         raise McpServeError(f"Cannot listen on {host} port {port} "
                             f"({exc.strerror or type(exc).__name__}).") from None
     return sock
-
-
-def delay_from_env() -> float:
-    """The test hook's delay in seconds; 0 when unset or unreadable."""
-    try:
-        return max(0.0, float(os.environ.get(TEST_DELAY_ENV) or 0))
-    except ValueError:
-        return 0.0

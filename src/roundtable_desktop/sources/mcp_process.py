@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -56,7 +56,7 @@ class BundledServer:
         return self.process.poll() is None
 
     def log_text(self) -> str:
-        """What the server wrote to stderr so far (warnings, the test-delay line)."""
+        """What the server wrote to stderr so far (its warnings)."""
         try:
             return self.log_path.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -94,11 +94,11 @@ def app_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "roundtable_desktop", *args]
 
 
-def server_command(host: str, port: int) -> list[str]:
-    """How to run `serve-mcp` from here. The child stops when its stdin (a pipe we hold)
-    closes, so it dies with us."""
-    return app_command("serve-mcp", "--host", host, "--port", str(port),
-                       "--until-stdin-closes")
+def server_command(host: str, port: int, program: Sequence[str] | None = None) -> list[str]:
+    """How to run `serve-mcp` (or `program`, which takes the same options) from here. The
+    child stops when its stdin (a pipe we hold) closes, so it dies with us."""
+    start = list(program) if program is not None else app_command("serve-mcp")
+    return [*start, "--host", host, "--port", str(port), "--until-stdin-closes"]
 
 
 def child_environment(
@@ -135,8 +135,11 @@ def start_bundled_server(
     youtube_key: str | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float = START_TIMEOUT_S,
+    program: Sequence[str] | None = None,
 ) -> BundledServer:
-    """Start `serve-mcp` and return once it listens; port 0 picks a free port.
+    """Start `serve-mcp` and return once it listens; port 0 picks a free port. `program`
+    runs another server instead, one that takes serve-mcp's options and announces itself
+    the same way.
 
     Blocks up to `timeout` seconds; from a coroutine use `start_bundled_server_async`.
     McpServerStartError says why it did not start (the child's last stderr line).
@@ -146,7 +149,7 @@ def start_bundled_server(
     flags = getattr(subprocess, "CREATE_NO_WINDOW", 0) if os.name == "nt" else 0
     with os.fdopen(fd, "w", encoding="utf-8") as log:
         process = subprocess.Popen(
-            server_command(host, port),
+            server_command(host, port, program),
             stdin=subprocess.PIPE,  # the lifeline: closed by stop() or by our exit
             stdout=subprocess.PIPE,
             stderr=log,

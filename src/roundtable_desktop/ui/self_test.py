@@ -213,7 +213,7 @@ class SelfTest:
         await _within(task, "the end of the offline meeting", 60.0)
         summary = window.bridge.summary()
         if summary is None or not summary.ended or not summary.result.items:
-            at = summary.progress if summary is not None else "?"
+            at = summary.progress_text if summary is not None else "?"
             raise CheckFailed(f"Auto stopped before the end ({at or 'no progress'})")
         calls = len(window.runner.store.calls(self._session_id()))
         return (f"offline session ran to its end: {summary.result.heading.lower()}, "

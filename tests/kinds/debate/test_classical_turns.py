@@ -9,11 +9,11 @@ import asyncio
 
 from roundtable_desktop.domain.calls import CallStatus
 from roundtable_desktop.domain.events import CallFinished, CallStarted, StateChanged
+from roundtable_desktop.domain.words import sentences
 from roundtable_desktop.engine.base import Action
 from roundtable_desktop.kinds.debate.classical.session import choose_speaker
 from roundtable_desktop.kinds.debate.classical.speech import (
     SentenceSplitter,
-    split_sentences,
 )
 from roundtable_desktop.kinds.debate.classical.state import ClassicalTurn, PlanRecord
 from roundtable_desktop.kinds.debate.session import DebateSession
@@ -194,7 +194,7 @@ def test_sentences_end_at_a_stop_followed_by_space_not_inside_numbers_or_abbrevi
     assert found == ["Rates fell 0.7 points, e.g. in the U.S. market.", "Did they?",
                      "Yes!\"", "she said."]
     assert splitter.flush() == "Then"
-    assert split_sentences("One. Two") == ["One.", "Two"]
+    assert sentences("One. Two") == ["One.", "Two"]
 
 
 def test_stop_during_a_speech_keeps_its_whole_sentences_and_marks_the_turn(events_of):

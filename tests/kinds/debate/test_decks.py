@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from roundtable_desktop.domain.words import sentences
 from roundtable_desktop.kinds.debate.deck import (
     DIMENSIONS,
     DeckError,
     HandError,
     deck_names,
     load_deck,
-    sentences,
     validate_hand,
 )
 from roundtable_desktop.paths import resources_dir

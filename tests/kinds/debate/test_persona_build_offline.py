@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+from roundtable_desktop.domain.words import sentences
 from roundtable_desktop.kinds.debate.corpus import CorpusItem
-from roundtable_desktop.kinds.debate.deck import sentences
 from roundtable_desktop.kinds.debate.persona_build.offline import persona_policy
 from roundtable_desktop.kinds.debate.persona_build.pipeline import build_deck
 from roundtable_desktop.kinds.debate.persona_build.requests import (

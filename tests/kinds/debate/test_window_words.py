@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from roundtable_desktop.domain.summary import ResultItem, ResultSection, SessionSummary
+from roundtable_desktop.domain.summary import (
+    Progress,
+    ResultItem,
+    ResultSection,
+    SessionSummary,
+)
 from roundtable_desktop.engine.base import ActionSpec
 from roundtable_desktop.kinds.debate.state import AgentStance, RoundRecord, Table
 from roundtable_desktop.ui.kinds.debate.next_step import next_sentence, response_so_far
@@ -52,7 +57,9 @@ def test_the_response_is_read_out_of_a_structured_answer_still_streaming():
 
 
 def summary_with(items: list[ResultItem]) -> SessionSummary:
-    return SessionSummary(kind="debate", title="t", progress="2 table rounds · 2 merges · ended",
+    return SessionSummary(kind="debate", title="t",
+                          progress=Progress(step=2, step_name="table round", counted=True,
+                                            detail=["2 merges"], phase="ended"),
                           result=ResultSection(heading="Disagreement map", items=items,
                                                final=True, text="Stop: cap."))
 

@@ -22,6 +22,7 @@ from roundtable_desktop.sources.mcp_servers_config import (
 from roundtable_desktop.sources.mcp_toolbox import McpToolbox
 from tests.fakes.mcp_fixture import start_server
 from tests.fakes.scripted_model import ScriptedClient
+from tests.fakes.slow_mcp_file_server import slow_file_server
 from tests.kinds.legion.conftest import plan, session_for
 
 SAMPLE = str(resources_dir() / "legion" / "sample_project")
@@ -101,7 +102,7 @@ def test_a_stdio_tool_that_times_out_is_an_error_line():
         session = session_for(client)
         session.tool_timeout_s = 1.0
         toolbox = McpToolbox()
-        await toolbox.connect_all(parse_servers(file_server(ROUNDTABLE_MCP_TEST_DELAY="30")))
+        await toolbox.connect_all(parse_servers(slow_file_server(SAMPLE, 30)))
         session.attach_mcp(toolbox)
         try:
             assert await session.perform(Action(id=SEND, text="list components"))
@@ -204,7 +205,7 @@ def test_a_stdio_server_killed_mid_call_is_an_error_line_and_the_turn_ends():
     async def run():
         session = session_for(client)
         toolbox = McpToolbox()
-        await toolbox.connect_all(parse_servers(file_server(ROUNDTABLE_MCP_TEST_DELAY="30")))
+        await toolbox.connect_all(parse_servers(slow_file_server(SAMPLE, 30)))
         session.attach_mcp(toolbox)
         [pid] = _stdio_children("legion.file_server")
         task = asyncio.ensure_future(session.perform(Action(id=SEND, text="list components")))

@@ -11,7 +11,12 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget
 
-from roundtable_desktop.domain.summary import ResultItem, ResultSection, SessionSummary
+from roundtable_desktop.domain.summary import (
+    Progress,
+    ResultItem,
+    ResultSection,
+    SessionSummary,
+)
 from roundtable_desktop.engine.base import Action
 from roundtable_desktop.kinds.legion.state import BANDS, LegionState
 from roundtable_desktop.ui.kinds.legion.window import legion_ended, legion_result
@@ -49,7 +54,8 @@ def test_the_legion_names_its_docks_and_where_the_commander_writes():
 
 def test_the_end_panel_heads_the_scores_final_and_counts_the_messages():
     summary = SessionSummary(kind="legion", title="t", ended=True,
-                             progress="3 Commander messages · 4 minion messages",
+                             progress=Progress(step=3, step_name="Commander message", counted=True,
+                                               detail=["4 minion messages"]),
                              result=ResultSection(heading="Opinion scores", final=True,
                                                   items=[ResultItem(title="Alpha → Rowan: 69")]))
 

@@ -8,7 +8,12 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QDockWidget
 
-from roundtable_desktop.domain.summary import ResultItem, ResultSection, SessionSummary
+from roundtable_desktop.domain.summary import (
+    Progress,
+    ResultItem,
+    ResultSection,
+    SessionSummary,
+)
 from roundtable_desktop.engine.base import ActionSpec
 from roundtable_desktop.engine.registry import kind_spec
 from roundtable_desktop.kinds.negotiation.scenario import load_scenario
@@ -112,7 +117,7 @@ def engine_summary() -> SessionSummary:
     """A summary shaped as kinds/negotiation/summary.py makes one once adjudicated."""
     return SessionSummary(
         kind="negotiation", title="Negotiation: t", ended=True,
-        progress="Turn 9 of at most 24 · released",
+        progress=Progress(step=9, step_name="Turn", limit=24, phase="released"),
         result=ResultSection(heading="Adjudication", final=True, items=[
             ResultItem(title="RELEASED: The keeper committed to the ally's proposal.",
                        detail="decided by the rule at turn 9 (trigger: commit)"),

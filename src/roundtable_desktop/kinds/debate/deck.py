@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from roundtable_desktop.domain.refusal import Refusal
+from roundtable_desktop.domain.words import sentences
 from roundtable_desktop.paths import data_dir, resources_dir
 
 MIN_HAND, MAX_HAND = 3, 8
@@ -39,7 +40,6 @@ DIMENSIONS: tuple[tuple[str, str], ...] = (
     ("time_horizon", "Time horizon"),
     ("flip_conditions", "Flip conditions"),
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -51,10 +51,6 @@ class DeckError(Refusal):
 
 class HandError(Refusal):
     """A hand that cannot be dealt; the message says why."""
-
-
-def sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
 
 
 class EvidencePolicy(BaseModel):

@@ -25,14 +25,9 @@ import re
 from typing import Any
 
 from roundtable_desktop.domain.calls import ChatRequest
+from roundtable_desktop.domain.words import content_words
 from roundtable_desktop.metrics.similarity import trigram_similarity
 
-_WORD = re.compile(r"[a-z][a-z'-]{2,}")
-_STOP = frozenset("""the and that this with from have will would their there they them what when
-which while into than then over under about more most less least only also
-should could your yours shall must been being were does doing done each every
-some such just very much many like make made for are not but who whose its it's
-his her she him because before after where within without ever never""".split())  # noqa: SIM905 (a word list reads better as text)
 _POSITION = re.compile(r"^- (c\d+) \| (.+?) \| (pro|con|uncertain) \| ([0-9.]+)$", re.M)
 _CLAIM = re.compile(r"^- (c\d+): (.+?) \(pro: (.+?) / con: (.+?)\)$", re.M)
 
@@ -47,7 +42,9 @@ def _jitter(seed: int, spread: float, *parts: str) -> float:
 
 
 def _stems(text: str) -> set[str]:
-    return {w[:5] for w in _WORD.findall(text.lower()) if w not in _STOP}
+    """The first five letters of each content word of three letters or more: "budget" and
+    "budgets" share one."""
+    return {w[:5] for w in content_words(text, min_length=3)}
 
 
 def _overlap(a: str, b: str) -> int:

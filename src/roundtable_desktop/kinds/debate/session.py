@@ -21,7 +21,6 @@ Must not import Qt.
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -383,9 +382,6 @@ class DebateSession(SessionProtocol):
     def state_dict(self) -> dict[str, Any]:
         return {"debate": self.state.model_dump(mode="json"), "model": self.model,
                 "provider": self.provider}
-
-    def state_json(self) -> str:
-        return json.dumps(self.state_dict(), ensure_ascii=False, separators=(",", ":"))
 
     @property
     def ended(self) -> bool:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import (
     Participant,
+    Progress,
     ResultItem,
     ResultSection,
     SessionSummary,
@@ -97,9 +99,8 @@ def debate_summary(state: DebateState) -> SessionSummary:
                              empty_text="No map yet: the debate is still running."),
         ended=state.ended,
         progress=classical_progress(state) if state.mode == "classical" else
-        f"{state.table_rounds()} table round"
-        f"{'s' if state.table_rounds() != 1 else ''} · {len(state.merges)} merge"
-        f"{'s' if len(state.merges) != 1 else ''} · {state.phase}",
+        Progress(step=state.table_rounds(), step_name="table round", counted=True,
+                 detail=[count_of(len(state.merges), "merge")], phase=state.phase),
     )
 
 

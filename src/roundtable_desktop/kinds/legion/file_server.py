@@ -6,15 +6,13 @@ It offers `list_files(path)` (the entries of a directory under ROOT, directories
 in "/") and `read_file(path)` (a text file under ROOT, clipped). Paths are relative to
 ROOT; a path that leaves ROOT (`..`, an absolute path, a symlink out) is refused, and
 nothing is ever written. The legion's default scenario starts it over its sample project
-so the seed's file question runs offline. ROUNDTABLE_MCP_TEST_DELAY makes `list_files`
-wait that long first (tests kill the server mid-call with it).
+so the seed's file question runs offline.
 Must not write files and must not import the application beyond sources/.
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -57,7 +55,7 @@ def read_text(root: Path, path: str) -> str:
     return text[:MAX_READ_CHARS]
 
 
-def build_server(root: Path, *, delay_s: float = 0.0) -> MCPServer:
+def build_server(root: Path) -> MCPServer:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -71,8 +69,6 @@ def build_server(root: Path, *, delay_s: float = 0.0) -> MCPServer:
     def list_files(
         path: Annotated[str, Field(description="The path of the directory to list.")] = ".",
     ) -> list[str]:
-        if delay_s > 0:
-            time.sleep(delay_s)
         try:
             return list_entries(root, path)
         except (OSError, OutsideRoot) as exc:
@@ -91,14 +87,12 @@ def build_server(root: Path, *, delay_s: float = 0.0) -> MCPServer:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from roundtable_desktop.sources.mcp_address import delay_from_env
-
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or not Path(args[0]).is_dir():
         print("usage: python -m roundtable_desktop.kinds.legion.file_server ROOT_DIRECTORY",
               file=sys.stderr)
         return 2
-    build_server(Path(args[0]), delay_s=delay_from_env()).run(transport="stdio")
+    build_server(Path(args[0])).run(transport="stdio")
     return 0
 
 

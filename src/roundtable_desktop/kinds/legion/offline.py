@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roundtable_desktop.domain.calls import ChatRequest
+from roundtable_desktop.domain.words import sentences
 from roundtable_desktop.kinds.legion.state import clamp_score, mode_for
 
 _GREETING = re.compile(r"\b(hi|hello|hey|hiya|good (morning|evening|afternoon)|greetings|yo)\b")
@@ -293,7 +294,7 @@ _LEAD = re.compile(r"^(?:[@\w]+[,:]\s+)+")
 def _topic(text: str) -> str:
     """The gist of a message: its first clause of some length, without the names it
     opens with (an opener like "Of course." is skipped)."""
-    clauses = [c.rstrip(".?!;") for c in re.split(r"(?<=[.?!;])\s", text.strip()) if c]
+    clauses = [c.rstrip(".?!;") for s in sentences(text) for c in s.split("; ") if c]
     clauses = [_LEAD.sub("", c) for c in clauses]
     first = next((c for c in clauses if len(c.split()) >= 4), clauses[0] if clauses else "")
     gist = " ".join(first.split()[:9]) or "that"

@@ -355,9 +355,6 @@ class LegionSession(SessionProtocol):
         return {"legion": self.state.model_dump(mode="json"), "model": self.model,
                 "provider": self.provider}
 
-    def state_json(self) -> str:
-        return json.dumps(self.state_dict(), ensure_ascii=False, separators=(",", ":"))
-
     @property
     def ended(self) -> bool:
         return self.state.ended

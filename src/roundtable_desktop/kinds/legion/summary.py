@@ -16,6 +16,7 @@ from typing import Any
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import (
     Participant,
+    Progress,
     ResultItem,
     ResultSection,
     SessionSummary,
@@ -98,8 +99,8 @@ def legion_summary(state: LegionState) -> SessionSummary:
         result=ResultSection(heading="Opinion scores", items=items,
                              text=f"Channels: {counts}.", final=state.ended),
         ended=state.ended,
-        progress=f"{count_of(state.turn, 'Commander message')} · "
-                 f"{count_of(spoken, 'minion message')}",
+        progress=Progress(step=state.turn, step_name="Commander message", counted=True,
+                          detail=[count_of(spoken, "minion message")]),
     )
 
 

@@ -23,6 +23,7 @@ import json
 import re
 
 from roundtable_desktop.domain.calls import ChatRequest
+from roundtable_desktop.domain.words import content_words
 from roundtable_desktop.kinds.negotiation.scenario import TRAITS
 from roundtable_desktop.kinds.negotiation.text import extract_act_and_intent
 from roundtable_desktop.llm.offline import Policy
@@ -67,20 +68,20 @@ def _topic(system: str, salt: int) -> str:
 
 
 def _echo(line: str) -> str:
-    words = re.findall(r"[A-Za-z][A-Za-z'-]{3,}", line)
-    picked = [w.lower() for w in words if w.lower() not in _STOP][:3]
+    """Up to three content words of `line` (four letters or more, no numbers, no act cue)."""
+    picked = [w for w in content_words(line, min_length=4)
+              if w.isalpha() and w not in _ACT_CUES][:3]
     return " ".join(picked) or "that point"
 
 
-_STOP = {"that", "this", "with", "your", "what", "have", "will", "would", "from", "there",
-         "here", "they", "them", "then", "than", "about", "which", "when", "where", "must",
-         "just", "into", "only", "also", "very", "some", "more", "over", "such", "were",
-         # act cue words: an echo must not change the act of the line it is put in
-         "propose", "offer", "trial", "agree", "agreed", "accept", "grant", "granted",
-         "approve", "approved", "denied", "refuse", "reject", "rejected", "prove", "suppose",
-         "imagine", "surely", "cannot", "lacks", "lack", "insufficient", "unacceptable",
-         "nonsense", "doubt", "exchange", "suggest", "commit", "deal", "done", "word",
-         "free", "released", "open", "enough", "let's"}
+# The words that tell a line's act: an echo must not change the act of the line it is put in.
+_ACT_CUES = frozenset({
+    "propose", "offer", "trial", "agree", "agreed", "accept", "grant", "granted", "approve",
+    "approved", "denied", "refuse", "reject", "rejected", "prove", "suppose", "imagine",
+    "surely", "cannot", "lacks", "lack", "insufficient", "unacceptable", "nonsense", "doubt",
+    "exchange", "suggest", "commit", "deal", "done", "word", "free", "released", "open",
+    "enough",
+})
 
 _SHAPES: dict[tuple[str, str], tuple[str, ...]] = {
     (_ALLY, "ASK"): (

@@ -90,9 +90,6 @@ class NegotiationSession(NegotiationSequencer):
     def state_dict(self) -> dict[str, Any]:
         return {"negotiation": self.state.model_dump(mode="json")}
 
-    def state_json(self) -> str:
-        return '{"negotiation":' + self.state.model_dump_json() + "}"
-
     @classmethod
     def restore(cls, data: dict[str, Any], *, client: ChatClient, bus: EventBus | None = None,
                 parallel: int = DEFAULT_PARALLEL) -> NegotiationSession:

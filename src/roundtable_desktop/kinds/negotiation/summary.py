@@ -12,6 +12,7 @@ from typing import Any
 
 from roundtable_desktop.domain.summary import (
     Participant,
+    Progress,
     ResultItem,
     ResultSection,
     SessionSummary,
@@ -81,8 +82,8 @@ def negotiation_summary(state: NegotiationState) -> SessionSummary:
                              text=belief_trajectories(state),
                              empty_text="Not adjudicated yet.", final=adj is not None),
         ended=adj is not None,
-        progress=f"Turn {state.turn_count} of at most {state.scenario.turn_cap}"
-                 + (f" · {adj.outcome}" if adj else f" · {state.phase}"),
+        progress=Progress(step=state.turn_count, step_name="Turn", limit=state.scenario.turn_cap,
+                          phase=adj.outcome if adj else state.phase),
     )
 
 

@@ -1,6 +1,7 @@
 """Build the roundtable context-window document: the XHTML that IS the payload.
 
-One `<section>` per area, in the order of DESIGN.md section 4. Only the current actor's
+One `<section>` per area, in the order of DESIGN.md section 4 (test_document_sections.py
+checks it). Only the current actor's
 prompt and notes are rendered; a collapsed fact shows its id and title but not its
 detail; every list says how many items it holds ("lists are authoritative"). The
 elements themselves come from kinds/roundtable/items.py.
@@ -51,19 +52,6 @@ from roundtable_desktop.kinds.roundtable.items import (
 )
 from roundtable_desktop.kinds.roundtable.meeting import MeetingState
 
-SECTION_ORDER = (
-    "actor-prompt",
-    "meeting-protocol",
-    "tools",
-    "whiteboard",
-    "actor-notes",
-    "candidates",
-    "facts",
-    "suggestions",
-    "watch-history",
-    "transcript",
-    "mcp",
-)
 TRANSCRIPT_LIMIT = 30
 
 

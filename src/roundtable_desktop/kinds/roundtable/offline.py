@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from roundtable_desktop.domain.calls import ChatRequest
+from roundtable_desktop.domain.words import words
 
 NS = {"x": "http://www.w3.org/1999/xhtml"}
 PICKS = 3
@@ -117,12 +118,12 @@ def _score(text: str, interests: list[str]) -> int:
     score = 0
     for interest in interests:
         phrase = interest.lower()
-        words = [w for w in re.findall(r"[a-z0-9+#.-]+", phrase) if len(w) > 2]
+        parts = [w for w in words(phrase) if len(w) > 2]
         if _has(text, phrase):
             score += 3
-        elif words and all(_has(text, w) for w in words):
+        elif parts and all(_has(text, w) for w in parts):
             score += 2
-        elif any(_has(text, w) for w in words):
+        elif any(_has(text, w) for w in parts):
             score += 1
     return score
 

@@ -8,7 +8,8 @@ private-note line (frozen too) while its list starts with the same lines, encodi
 the lines added;
 it joins them with the other fields, giving the bytes pydantic gives for the whole
 `_Saved` model. Bytes, not str: the store takes them as they are, so nothing
-decodes and re-encodes a large state; and in pieces (`pieces`), the unchanged ones the
+decodes and re-encodes a large state; and in pieces (`pieces`, the session's
+`stored_state`; engine/base.py joins them for `state_json`), the unchanged ones the
 same objects as before, so the store does not even compare them again.
 Must not change the state or decide what is saved (that is `RoundtableSession.state_dict`).
 """
@@ -88,13 +89,9 @@ class SavedStateEncoder:
         # last encoded, and the list's JSON.
         self._lines: dict[object, tuple[Sequence[BaseModel], bytes]] = {}
 
-    def encode(self, meeting: MeetingState, prompts: PromptSnapshot | None, model: str,
-               provider: str) -> bytes:
-        return b"".join(self.pieces(meeting, prompts, model, provider))
-
     def pieces(self, meeting: MeetingState, prompts: PromptSnapshot | None, model: str,
                provider: str) -> list[bytes]:
-        """`encode` in pieces whose join it is, what did not change the same objects as
+        """`saved_json` in pieces whose join it is, what did not change the same objects as
         last time (the store then skips them, store/blobs.py)."""
         serializer = MeetingState.__pydantic_serializer__
         out = [b'{"meeting":{']

@@ -38,7 +38,7 @@ def _run(args: argparse.Namespace, services: CommandServices) -> int:
         from roundtable_desktop.kinds.roundtable.sources import mcp_server
 
         source = make_candidate_source(KeyStore())
-        server = mcp_server.build_server(source, delay_s=mcp_address.delay_from_env())
+        server = mcp_server.build_server(source)
         url = mcp_address.endpoint_url(args.host, sock.getsockname()[1])
         services.out(f"{mcp_address.READY_PREFIX}{url} with videos from {source.status}. "
                      "Ctrl+C stops it.")

@@ -131,13 +131,10 @@ class RoundtableSession(SessionProtocol):
             "provider": self.provider,
         }
 
-    def state_json(self) -> bytes:
-        """`state_dict()` as UTF-8 JSON bytes, which the store takes as they are."""
-        return self._saved.encode(self.state, self.prompts, self.model, self.provider)
-
     def stored_state(self) -> list[bytes]:
-        """`state_json()` in pieces, the unchanged ones (the candidate list, the lines
-        of a list that did not grow) handed over as the same objects as last time."""
+        """`state_dict()` as UTF-8 JSON in pieces, the unchanged ones (the candidate list,
+        the lines of a list that did not grow) handed over as the same objects as last
+        time; `state_json()` is their join."""
         return self._saved.pieces(self.state, self.prompts, self.model, self.provider)
 
     @classmethod

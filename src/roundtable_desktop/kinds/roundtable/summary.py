@@ -11,6 +11,7 @@ from typing import Any
 
 from roundtable_desktop.domain.summary import (
     Participant,
+    Progress,
     ResultItem,
     ResultSection,
     SessionSummary,
@@ -50,7 +51,7 @@ def meeting_summary(state: MeetingState) -> SessionSummary:
             items=items, empty_text="No suggestions were committed.", final=final,
         ),
         ended=state.ended,
-        progress=f"Turn {state.turn} · round {state.round}",
+        progress=Progress(step=state.turn, step_name="Turn", detail=[f"round {state.round}"]),
     )
 
 

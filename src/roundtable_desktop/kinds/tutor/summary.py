@@ -11,6 +11,7 @@ from typing import Any
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import (
     Participant,
+    Progress,
     ResultItem,
     ResultSection,
     SessionSummary,
@@ -38,12 +39,14 @@ def checklist_ticks(state: TutorState) -> list[tuple[str, bool]]:
             for item in state.cartridge.evaluation.checklist]
 
 
-def phase_progress(state: TutorState) -> str:
+def phase_progress(state: TutorState) -> Progress:
+    """The phase, and in a free dialogue its exchanges and their bounds."""
     phase = state.current()
     if isinstance(phase, FreeformPhase):
-        return (f"{phase.title}: {count_of(state.exchange_count(), 'exchange')} "
-                f"(min {phase.min_exchanges}, max {phase.max_exchanges})")
-    return phase.title
+        return Progress(label=phase.title, step=state.exchange_count(), step_name="exchange",
+                        counted=True,
+                        detail=[f"min {phase.min_exchanges}, max {phase.max_exchanges}"])
+    return Progress(label=phase.title)
 
 
 def _transcript(state: TutorState) -> list[TranscriptEntry]:

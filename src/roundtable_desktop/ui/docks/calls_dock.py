@@ -45,7 +45,6 @@ from roundtable_desktop.ui.theme import LIGHT_INKS, Inks, inks
 
 COLUMNS = ("Time", "Actor", "Purpose", "Model", "Prompt", "Completion", "Latency", "Cost",
            "Status")
-PURPOSE_COLUMN = COLUMNS.index("Purpose")
 STATUS_COLUMN = COLUMNS.index("Status")
 _NUMBER_COLUMNS = range(COLUMNS.index("Prompt"), COLUMNS.index("Cost") + 1)
 ALL_PURPOSES = "All purposes"

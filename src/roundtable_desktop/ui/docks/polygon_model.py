@@ -45,7 +45,7 @@ def polygon_scene(summary: SessionSummary | None, speaker: str | None,
         return PolygonScene([], None, "No session")
     seats = list(summary.participants)
     known = {p.id for p in seats}
-    progress = summary.progress
+    progress = summary.progress_text
     if summary.ended:
         return PolygonScene(seats, None, _join(progress, "ended"))
     speaker = speaker if speaker in known else None

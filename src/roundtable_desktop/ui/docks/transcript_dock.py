@@ -32,8 +32,6 @@ FLUSH_MS = 40
 # On the light theme; the dark theme's inks are lighter (theme.DARK_INKS).
 TOOL_COLOUR = LIGHT_INKS.tool
 REFUSAL_COLOUR = LIGHT_INKS.error
-SYSTEM_COLOUR = LIGHT_INKS.system
-LIVE_COLOUR = LIGHT_INKS.live
 PREFIX = {
     TranscriptKind.SPOKEN.value: "» ",
     TranscriptKind.TOOL.value: "⚙ ",

@@ -31,8 +31,8 @@ def summary_result(summary: SessionSummary) -> ResultSection:
 
 def ended_sentence(summary: SessionSummary, kind_title: str, calls: int) -> str:
     """E.g. "Test panel ended at round 3 after 4 calls." """
-    progress = summary.progress.split(" · ")[0] if summary.progress else ""
-    at = f" at {progress[:1].lower()}{progress[1:]}" if progress else ""
+    where = summary.progress.where if summary.progress else ""
+    at = f" at {where[:1].lower()}{where[1:]}" if where else ""
     return f"{kind_title} ended{at} after {count_of(calls, 'call')}."
 
 

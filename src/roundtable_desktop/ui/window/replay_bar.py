@@ -252,8 +252,10 @@ class ReplayBar(QToolBar):
         summary = state.summary() if state is not None else None
         if summary is not None and call.actor_id:
             who = summary.name_of(call.actor_id)
-        turn = f" · {summary.progress.split(' · ')[0].lower()}" if summary and summary.progress \
-            else ""
+        progress = summary.progress if summary else None
+        # The step ("turn 4"); a kind with no steps names where it is ("deck x").
+        where = (progress.where or next(iter(progress.figures), "")) if progress else ""
+        turn = f" · {where.lower()}" if where else ""
         short = f"{self._index + 1}/{len(self._steps)} · {who}{turn}"
         full = (f"Call {self._index + 1} of {len(self._steps)} by {who}{turn}, "
                 f"{call.status.value}; the docks show the state after its action "

@@ -294,7 +294,7 @@ class SessionStatusBar(QStatusBar):
         if session is None or summary is None:
             self.turn_label.set_full_text("")
             return
-        parts = [summary.progress] if summary.progress else []
+        parts = [summary.progress_text] if summary.progress_text else []
         actor = session.current_actor_id()
         if actor and not summary.ended:
             parts.append(summary.name_of(actor))

@@ -26,6 +26,7 @@ import re
 from typing import Any
 
 from roundtable_desktop.domain.calls import ChatRequest
+from roundtable_desktop.domain.words import sentences as split_sentences
 from roundtable_desktop.kinds.debate.classical.requests import PLAN, SPEECH, UPDATE
 from roundtable_desktop.kinds.debate.offline import (
     _jitter,
@@ -149,7 +150,7 @@ def _lower(text: str) -> str:
 
 
 def _sentence(text: str, words: int = 24) -> str:
-    first = re.split(r"(?<=[.!?])\s+", text.strip())[0]
+    first = (split_sentences(text) or [""])[0]
     cut = first.split()
     if len(cut) > words:
         first = " ".join(cut[:words])

@@ -12,13 +12,12 @@ go to the sidebar through the update. Must not call models or import Qt.
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from roundtable_desktop.context.layers import PromptSnapshot
 from roundtable_desktop.domain.calls import ChatMessage, ChatRequest
 from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.domain.words import WORD, words
 from roundtable_desktop.engine.payloads import system_message
 from roundtable_desktop.kinds.debate.classical.state import ActionPlan, ClassicalTurn
 from roundtable_desktop.kinds.debate.classical.text import conversation_lines, turn_line
@@ -85,11 +84,13 @@ def _first_names(agent: Agent) -> set[str]:
 
 
 def addressed_in(state: DebateState, sentence: str, speaker: str | None) -> list[str]:
-    """The ids of the agents `sentence` names (full or first name), the speaker left out."""
-    words = set(re.findall(r"[a-z][a-z'-]+", sentence.lower()))
+    """The ids of the agents `sentence` names (full or first name), the speaker left out.
+    A one-word name must be a whole word of it; a longer one ("Ada Brennan", "Jean-Luc")
+    is looked for as it is written."""
+    said = set(words(sentence))
     low = sentence.lower()
     return [a.id for a in state.agents if a.id != speaker and any(
-        (n in low if " " in n else n in words) for n in _first_names(a))]
+        (n in said if WORD.fullmatch(n) else n in low) for n in _first_names(a))]
 
 
 def _versus(state: DebateState, agent: Agent, speaker: str | None) -> list[str]:

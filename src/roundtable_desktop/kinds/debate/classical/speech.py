@@ -7,8 +7,9 @@ hands each finished sentence to `on_sentence(number, sentence, final)`. While th
 awaits (the listeners re-planning) the stream goes on arriving. When it returns True the
 call is cancelled with the session's `cancel_call` (its record keeps what streamed), and
 whatever followed the cut sentence is returned as `cut_off`, never as a sentence.
-A sentence ends at `.`, `!` or `?` (closing quotes or brackets allowed) followed by
-white space; the text left when the stream ends is the last sentence (when the call
+A sentence ends where domain/words.py's `sentence_ends` says (`.`, `!`, `?` or `…`,
+closing quotes or brackets allowed, then white space; not after "e.g." and the like);
+the text left when the stream ends is the last sentence (when the call
 failed or was stopped, it is `cut_off` instead: an unfinished sentence is never said).
 Must not import Qt and must not know the debate's state.
 """
@@ -16,19 +17,14 @@ Must not import Qt and must not know the debate's state.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from roundtable_desktop.domain.calls import CallOutcome, CallStatus, ChatRequest
 from roundtable_desktop.domain.events import CallStarted, Event, TokenReceived
 from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.domain.words import finished_sentences
 from roundtable_desktop.engine.base import SessionProtocol
-
-_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)")
-# A period after these is not a sentence's end.
-_ABBREVIATIONS = frozenset({"e.g", "i.e", "dr", "mr", "mrs", "ms", "vs", "etc", "no", "st",
-                            "u.s", "u.k", "fig", "approx", "cf"})
 
 OnSentence = Callable[[int, str, bool], Awaitable[bool]]
 
@@ -40,34 +36,12 @@ class SentenceSplitter:
     pending: str = ""
 
     def feed(self, text: str) -> list[str]:
-        self.pending += text
-        found: list[str] = []
-        start = 0
-        for match in _END.finditer(self.pending):
-            if match.group().startswith(".") and self._abbreviation(match.start()):
-                continue
-            sentence = self.pending[start:match.end()].strip()
-            if sentence:
-                found.append(sentence)
-            start = match.end()
-        self.pending = self.pending[start:]
+        found, self.pending = finished_sentences(self.pending + text)
         return found
-
-    def _abbreviation(self, dot: int) -> bool:
-        word = re.search(r"([A-Za-z.]+)$", self.pending[:dot])
-        return word is not None and word.group(1).lower() in _ABBREVIATIONS
 
     def flush(self) -> str:
         rest, self.pending = self.pending.strip(), ""
         return rest
-
-
-def split_sentences(text: str) -> list[str]:
-    """Every sentence of a whole text, as a stream of it would give them."""
-    splitter = SentenceSplitter()
-    found = splitter.feed(text)
-    rest = splitter.flush()
-    return [*found, rest] if rest else found
 
 
 @dataclass

@@ -6,7 +6,8 @@ through debate_summary. Reads the state; must not change it or import Qt.
 
 from __future__ import annotations
 
-from roundtable_desktop.domain.summary import TranscriptEntry
+from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.domain.summary import Progress, TranscriptEntry
 from roundtable_desktop.kinds.debate.state import DebateState
 
 
@@ -41,10 +42,11 @@ def classical_entries(state: DebateState) -> list[TranscriptEntry]:
     return entries
 
 
-def classical_progress(state: DebateState) -> str:
+def classical_progress(state: DebateState) -> Progress:
     c = state.classical
     turns = len(c.turns) if c else 0
     cut = len(c.interruptions()) if c else 0
     silent = len(c.silent_turns()) if c else 0
-    return (f"classical · {turns} turn{'s' if turns != 1 else ''} · {cut} interruption"
-            f"{'s' if cut != 1 else ''} · {silent} silent · {state.phase}")
+    return Progress(label="classical", step=turns, step_name="turn", counted=True,
+                    detail=[count_of(cut, "interruption"), f"{silent} silent"],
+                    phase=state.phase)

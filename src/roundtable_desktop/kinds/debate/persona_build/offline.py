@@ -28,24 +28,22 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from roundtable_desktop.domain.calls import ChatRequest
-from roundtable_desktop.kinds.debate.deck import MAX_ANCHORS, MIN_ANCHORS, sentences
+from roundtable_desktop.domain.words import content_words, sentences
+from roundtable_desktop.kinds.debate.deck import MAX_ANCHORS, MIN_ANCHORS
 from roundtable_desktop.kinds.debate.persona_build.requests import BEGIN, END, PERSONA
 from roundtable_desktop.llm.offline_json import input_seed
 
 _T = TypeVar("_T")
 _ITEM = re.compile(r"^\[(\d+)\] source: (.*?)(?: \| title: .*)?\n(.*)$", re.M)
-_WORD = re.compile(r"[a-z][a-z'-]{3,}")
 _CLAUSE = re.compile(r"[^.,;:!?()\"“”—…\[\]]+")
 _SPAN = re.compile(r"\b(\d{1,3}|one|two|three|five|ten|twenty|thirty)\s+(years?|months?|"
                    r"decades?|weeks?|quarters?)\b", re.I)
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?(?:\s*%| percent| per cent| [a-z]{4,}s\b)")
 _CONJUNCTION = re.compile(r"^(and|but|or|so|because|which|that|then|if|when)\b", re.I)
-_STOP = frozenset("""that this with from have will would their there they them what when
-which while into than then over under about more most less least only also should could
-your yours shall must been being were does doing done each every some such just very much
-many like make made because before after where within without ever never always here
-these those other another again still even into onto upon says said just really thing
-things people year years time week weeks month months know think going want need told""".split())  # noqa: SIM905 (a word list reads better as text)
+# Words any corpus uses a lot whatever its topic: never "the words it uses most".
+_COMMON = frozenset("""less least done much many like make made never always another still
+even says said really thing things people year years time week weeks month months know think
+going want need told""".split())  # noqa: SIM905 (a word list reads better as text)
 _VAGUE = frozenset({"point", "place", "thing", "whether", "really", "there"})
 _OPINION = ("should", "must", "never", "always", "wrong", "right", "believe", "think",
             "evidence", "data", "will", "won't", "cannot", "need", "argue", "claim")
@@ -80,7 +78,8 @@ def _items(user: str) -> list[tuple[int, str, str]]:
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
+    """The content words of four letters or more (no numbers), common ones left out."""
+    return [w for w in content_words(text, min_length=4) if w.isalpha() and w not in _COMMON]
 
 
 def _first(persona: str) -> str:

@@ -36,15 +36,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from roundtable_desktop.context.layers import PromptSnapshot, take_snapshot
 from roundtable_desktop.domain.calls import ChatMessage, ChatRequest
 from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.domain.words import sentences
 from roundtable_desktop.engine.payloads import system_message
 from roundtable_desktop.engine.structured_call import StructuredResult, structured_request
 from roundtable_desktop.kinds.debate.corpus import CorpusItem
-from roundtable_desktop.kinds.debate.deck import (
-    MAX_ANCHORS,
-    MIN_ANCHORS,
-    Anchor,
-    sentences,
-)
+from roundtable_desktop.kinds.debate.deck import MAX_ANCHORS, MIN_ANCHORS, Anchor
 from roundtable_desktop.kinds.debate.persona_build.config import (
     BuildLimits,
     DeckConfig,

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from roundtable_desktop.domain.events import SessionEnded, StateChanged
 from roundtable_desktop.domain.summary import (
     Participant,
+    Progress,
     ResultItem,
     ResultSection,
     SessionSummary,
@@ -168,7 +169,7 @@ def build_summary(state: BuildState) -> SessionSummary:
                     for i, line in enumerate(state.lines)],
         result=ResultSection(heading="Build report", items=items, text=text,
                              empty_text="The build has not run.", final=state.done),
-        ended=state.done, progress=f"Deck {state.deck}",
+        ended=state.done, progress=Progress(label=f"Deck {state.deck}"),
     )
 
 

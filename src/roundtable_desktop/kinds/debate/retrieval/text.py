@@ -8,23 +8,10 @@ corpus wrote can become FTS5 syntax. Must not touch a database.
 
 from __future__ import annotations
 
-import re
-
 from roundtable_desktop.domain.tokens import estimate_tokens
+from roundtable_desktop.domain.words import content_words, sentences
 
 CHUNK_TOKENS = 200
-# Words too common to tell two opinions apart; BM25 would weigh them low anyway, but
-# leaving them out keeps the query short.
-_STOP = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "do", "does",
-    "for", "from", "had", "has", "have", "he", "her", "his", "i", "if", "in", "into",
-    "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "she", "so",
-    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
-    "those", "to", "up", "us", "was", "we", "were", "what", "when", "which", "who",
-    "will", "with", "would", "you", "your"
-})
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 MAX_QUERY_TERMS = 32
 
 
@@ -46,9 +33,7 @@ def chunk_text(text: str, max_tokens: int = CHUNK_TOKENS) -> list[str]:
 def _pieces(text: str, max_tokens: int) -> list[str]:
     """Sentences, with any longer than a chunk cut at word ends."""
     out: list[str] = []
-    for sentence in _SENTENCE.split(" ".join(text.split())):
-        if not sentence:
-            continue
+    for sentence in sentences(" ".join(text.split())):
         if estimate_tokens(sentence) <= max_tokens:
             out.append(sentence)
             continue
@@ -80,12 +65,10 @@ def clip_tokens(text: str, max_tokens: int) -> str:
 
 
 def query_terms(text: str) -> list[str]:
-    """The distinct content words of `text`, lower-cased, in order of first use."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
-        if len(word) > 1 and word not in _STOP:
-            seen.setdefault(word, None)
-    return list(seen)[:MAX_QUERY_TERMS]
+    """The distinct content words of `text` (two letters or more), lower-cased, in order of
+    first use. Stop words are left out: BM25 would weigh them low anyway, but without them
+    the query stays short."""
+    return list(dict.fromkeys(content_words(text, min_length=2)))[:MAX_QUERY_TERMS]
 
 
 def fts_query(text: str) -> str:

@@ -7,8 +7,7 @@ of candidate records, or one record. It binds 127.0.0.1 by default and keeps the
 DNS-rebinding protection on (only loopback Host/Origin headers, plus the host it was
 asked to bind). It serves on a socket bound beforehand (mcp_address.py), so "port in
 use" is reported before this module's heavy imports and the ready line names the real
-port. `delay_s` is the ROUNDTABLE_MCP_TEST_DELAY test hook: `search_videos` waits that
-long, so tests can kill the server in the middle of a call.
+port.
 Must not read keys (the caller builds the source) and must not import the meeting.
 """
 
@@ -20,7 +19,6 @@ import socket
 import sys
 import threading
 
-import anyio
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -41,7 +39,7 @@ _LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*
 log = logging.getLogger(__name__)
 
 
-def build_server(source: CandidateSource, *, delay_s: float = 0.0) -> MCPServer:
+def build_server(source: CandidateSource) -> MCPServer:
     """An MCPServer whose two tools answer from `source`."""
     server: MCPServer = MCPServer(
         SERVER_NAME,
@@ -57,9 +55,6 @@ def build_server(source: CandidateSource, *, delay_s: float = 0.0) -> MCPServer:
     @server.tool(description="Search videos; returns a list of candidate videos (id, title, "
                              "channel, duration, published, thumbnail_url, description).")
     async def search_videos(query: str, max_results: int = 10) -> list[Candidate]:
-        if delay_s > 0:
-            print(f"search_videos: test delay of {delay_s:g} s", file=sys.stderr, flush=True)
-            await anyio.sleep(delay_s)
         limit = min(max(1, max_results), MAX_RESULTS)
         try:
             result = await source.search(query.strip() or None, limit)

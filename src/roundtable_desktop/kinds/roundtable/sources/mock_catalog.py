@@ -8,10 +8,10 @@ loading, use randomness, or hand out its own model instances (callers get copies
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from roundtable_desktop.domain.words import content_words
 from roundtable_desktop.kinds.roundtable.catalog import Candidate
 from roundtable_desktop.kinds.roundtable.sources.base import SourceResult
 from roundtable_desktop.kinds.roundtable.sources.mock_data import mock_dir, read_json, validate_as
@@ -23,16 +23,8 @@ AREA_TAGS: tuple[str, ...] = ("llm", "web development", "science fiction")
 # Title and tags say what a video is about; a word in the description is weaker evidence.
 FIELD_WEIGHTS: dict[str, int] = {"title": 3, "tags": 3, "channel": 2, "description": 1}
 
-# fmt: off
-STOPWORDS: frozenset[str] = frozenset(
-    {
-        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "for", "from", "get", "how",
-        "i", "in", "into", "is", "it", "me", "my", "of", "on", "or", "our", "about", "some",
-        "that", "the", "this", "to", "up", "us", "we", "what", "when", "where", "which", "who",
-        "why", "will", "with", "you", "your", "video", "videos", "watch",
-    }
-)
-# fmt: on
+# Words that every query for a video may hold: they tell no video from another.
+QUERY_NOISE: frozenset[str] = frozenset({"video", "watch", "get"})
 
 # Spelled-out phrases and their acronyms, so either spelling in a query finds both.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -42,8 +34,6 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "wasm": ("webassembly",),
     "a11y": ("accessibility",),
 }
-
-_WORD = re.compile(r"\w+")
 
 
 def stem(word: str) -> str:
@@ -56,9 +46,10 @@ def stem(word: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-cased, stemmed words of `text`, stopwords removed, in order."""
-    words = (stem(w) for w in _WORD.findall(text.lower()))
-    return [w for w in words if w not in STOPWORDS]
+    """Lower-cased, stemmed content words of `text` (domain/words.py), in order, without
+    the words every video query holds."""
+    stemmed = (stem(w) for w in content_words(text))
+    return [w for w in stemmed if w not in QUERY_NOISE]
 
 
 def add_acronyms(words: list[str], *, keep_phrase: bool = True) -> list[str]:

@@ -131,9 +131,6 @@ class DebateDrawing(PolygonDrawing):
     def claim(self) -> str:
         return focused_claim(self.state(), self.focus)
 
-    def shown_round(self) -> int:
-        return self.round_slider.value()
-
     def vertex_stance(self, agent: str) -> VertexStance | None:
         return self._stances.get(agent)
 

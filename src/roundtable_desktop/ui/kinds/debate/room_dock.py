@@ -110,11 +110,6 @@ class DebateRoomDock(DebateDock):
     def flip_lines(self) -> list[str]:
         return [self.flips.item(i).text() for i in range(self.flips.count())]
 
-    def plotted(self) -> tuple[list[float], list[float]]:
-        """The selected claim's entropy and distance, per event, as drawn."""
-        e, d = self.entropy_curve.getData(), self.distance_curve.getData()
-        return ([] if e[1] is None else list(e[1]), [] if d[1] is None else list(d[1]))
-
     # -- refresh --------------------------------------------------------------------------
     def refresh(self) -> None:
         state = self.state()

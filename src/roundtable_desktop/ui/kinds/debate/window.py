@@ -88,8 +88,8 @@ def open_card_builder(window: Any) -> None:
 def debate_ended(summary: SessionSummary, kind_title: str, calls: int) -> str:
     """E.g. "The debate drew its disagreement map after 2 table rounds · 2 merges, in 41
     calls." """
-    progress = summary.progress.rsplit(" · ", 1)[0] if summary.progress else ""
-    after = f" after {progress}" if progress else ""
+    figures = " · ".join(summary.progress.figures) if summary.progress else ""
+    after = f" after {figures}" if figures else ""
     return f"The debate drew its disagreement map{after}, in {count_of(calls, 'call')}."
 
 

@@ -39,7 +39,8 @@ def legion_result(summary: SessionSummary) -> ResultSection:
 def legion_ended(summary: SessionSummary, kind_title: str, calls: int) -> str:
     """E.g. "The legion ended after 3 Commander messages and 4 minion messages
     (11 calls)." """
-    said = summary.progress.replace(" · ", " and ") if summary.progress else "no messages"
+    figures = summary.progress.figures if summary.progress else []
+    said = " and ".join(figures) or "no messages"
     return f"The legion ended after {said} ({count_of(calls, 'call')})."
 
 

@@ -79,8 +79,8 @@ def _readable(item: ResultItem) -> ResultItem:
 
 def negotiation_ended(summary: SessionSummary, kind_title: str, calls: int) -> str:
     """E.g. "The negotiation was adjudicated at turn 9 after 31 calls." """
-    progress = summary.progress.split(" · ")[0] if summary.progress else ""
-    at = f" at {progress[:1].lower()}{progress[1:]}" if progress else ""
+    where = summary.progress.where if summary.progress else ""
+    at = f" at {where[:1].lower()}{where[1:]}" if where else ""
     return f"The negotiation was adjudicated{at} after {count_of(calls, 'call')}."
 
 

@@ -30,7 +30,9 @@ def meeting_result(summary: SessionSummary) -> ResultSection:
 def meeting_ended(summary: SessionSummary, kind_title: str, calls: int) -> str:
     """E.g. "The meeting ended at turn 9 (round 3) after 27 calls, with 4 final
     suggestions." """
-    turn, _, round_ = summary.progress.partition(" · ")
+    progress = summary.progress
+    turn = progress.where if progress else ""
+    round_ = progress.detail[0] if progress and progress.detail else ""
     at = ""
     if turn:
         at = f" at {turn[:1].lower()}{turn[1:]}" + (f" ({round_})" if round_ else "")

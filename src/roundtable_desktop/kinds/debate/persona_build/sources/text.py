@@ -17,6 +17,7 @@ import lxml.etree
 import lxml.html
 
 from roundtable_desktop.domain.text import label_text
+from roundtable_desktop.domain.words import sentence_ends
 
 ELLIPSIS = "…"
 # Elements whose content is never prose a reader sees.
@@ -29,7 +30,6 @@ _BLOCKS = frozenset({
 })
 _SPACES = re.compile(r"[^\S\n]+")  # whitespace but line feeds
 _BLANK_RUNS = re.compile(r"\n{3,}")
-_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)|\n")
 _MARKUP_HINT = re.compile(r"<[A-Za-z!/]|&(?:[A-Za-z]{2,8}|#\d{1,7}|#x[0-9A-Fa-f]{1,6});")
 _NEWLINES = re.compile(r"\r\n?|[\u2028\u2029\x85]")
 # Below this share of the limit a sentence end is too early to cut at: cut at a word.
@@ -95,7 +95,9 @@ def truncate_near(text: str, max_chars: int) -> str:
     room = max_chars - len(ELLIPSIS)
     head = text[:room + 1]  # one more: a boundary right at the limit counts
     floor = int(room * _SENTENCE_FLOOR)
-    ends = [m.end() for m in _SENTENCE_END.finditer(head) if floor <= m.end() <= room]
+    # A sentence end, or a line end (a heading, an item of a list).
+    breaks = [*sentence_ends(head), *(i + 1 for i, char in enumerate(head) if char == "\n")]
+    ends = sorted(end for end in breaks if floor <= end <= room)
     if ends:
         cut = ends[-1]
     else:
