@@ -197,6 +197,8 @@ async def run_window(app: QApplication, options: Options) -> int:
         last = continuable_session(store)
         if options.presenter:
             window.set_presenter_mode(True)
+        elif window.open_maximised:
+            window.showMaximized()
         else:
             window.show()
         if options.self_test == "paint":

@@ -75,6 +75,20 @@ def test_a_saved_geometry_larger_than_the_screen_is_fitted_again(qtbot, make_win
 
     # Qt's offscreen screen in tests is 800x800.
     assert window.available_geometry().contains(window.frameGeometry())
+    assert window.open_maximised  # app.py then shows it maximised
+
+
+@pytest.mark.parametrize(("screen", "maximised"), [(SCREENS["laptop"], True),
+                                                     (SCREENS["desktop"], False)],
+                         ids=["laptop", "desktop"])
+def test_a_screen_smaller_than_the_default_size_opens_the_window_maximised(
+    make_window, screen, maximised
+):
+    window = make_window(start=False)
+
+    window.place_on_screen(screen)
+
+    assert window.open_maximised is maximised
 
 
 # -- nothing outside ----------------------------------------------------------------------

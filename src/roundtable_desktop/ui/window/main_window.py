@@ -158,6 +158,7 @@ class MainWindow(QMainWindow):
         runner.failed.connect(self._on_runner_failed)
         runner.clientChanged.connect(self._on_runner_client_changed)
         self._on_runner_client_changed()
+        self.open_maximised = False  # set by place_on_screen and restore_layout
         self.place_on_screen()
         # A column holding a tab group (Whiteboard | MCP) shrinks to its minimum width when
         # the window is first shown, whatever resizeDocks said before: size again then.
@@ -176,8 +177,11 @@ class MainWindow(QMainWindow):
         return screen.availableGeometry() if screen is not None else QRect(0, 0, *DEFAULT_SIZE)
 
     def place_on_screen(self, available: QRect | None = None) -> None:
-        """The default size, or as much of `available` as there is, centred in it."""
+        """The default size, or as much of `available` as there is, centred in it. On a
+        screen smaller than the default size the window should open maximised
+        (`open_maximised`): a laptop's every pixel is wanted."""
         area = available if available is not None else self.available_geometry()
+        self.open_maximised = area.width() < DEFAULT_SIZE[0] or area.height() < DEFAULT_SIZE[1]
         frame_w, frame_h = FRAME_ALLOWANCE
         width = max(1, min(DEFAULT_SIZE[0], area.width() - frame_w))
         height = max(1, min(DEFAULT_SIZE[1], area.height() - frame_h))
@@ -351,6 +355,7 @@ class MainWindow(QMainWindow):
             restored = self.restoreGeometry(QByteArray(geometry))
             if restored and not self.available_geometry().contains(self.frameGeometry()):
                 self.place_on_screen()  # saved on a larger screen than this one
+                self.open_maximised = True
         return self._restore_dock_state() or restored
 
     def _save_dock_state(self) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from urllib.parse import urlparse
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QSizePolicy, QStatusBar, QWidget
 
 from roundtable_desktop.domain.events import ActionStarted, CallFinished, CallStarted
@@ -69,6 +70,7 @@ class SessionStatusBar(QStatusBar):
         self._alongside = ""  # an action offered while calls stream, in words
         self._notes: dict[str, _Notes] = {}  # by session id
         self._also = ""  # what else may be done now, for the tooltip
+        self._compact = False  # presenter mode: only what to do next
         self.phase_label = ElidedLabel(NO_SESSION, self)
         self.phase_label.setObjectName("phaseLabel")
         self.turn_label = ElidedLabel("", self)
@@ -197,12 +199,31 @@ class SessionStatusBar(QStatusBar):
         self.phase_label.set_full_text(text)
         if self._also:  # what else may be done: in the tooltip, not the line
             self.phase_label.setToolTip(f"{text}\n{self._also}")
+        self._fit()
 
     def set_compact(self, on: bool) -> None:
         """Presenter mode: the line says only what to do next (and the badge); the
         progress and the last call are in the docks."""
-        self.turn_label.setVisible(not on)
-        self.last_call_label.setVisible(not on)
+        self._compact = on
+        self._fit()
+
+    def _fit(self) -> None:
+        """What to do next is never cut: when its sentence needs the room, the last call
+        and then the progress give theirs up (both are in the docks too)."""
+        metrics = self.phase_label.fontMetrics()
+        need = metrics.horizontalAdvance(self.phase_label.full_text()) + 24
+        room = self.width() - self.badge.sizeHint().width() - 32
+        others = [self.last_call_label, self.turn_label]
+        shown = [] if self._compact else list(others)
+        # The line is shared by stretch: 4 parts for what to do next, 2 for each other.
+        while shown and need > room * 4 / (4 + 2 * len(shown)):
+            shown.pop(0)  # the last call first, then the progress
+        for label in others:
+            label.setVisible(label in shown)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
 
     def _phase_sentence(self) -> str:
         session = self._bridge.session()
