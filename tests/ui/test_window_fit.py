@@ -21,7 +21,7 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QKeySequence
 
-from roundtable_desktop.engine.registry import kind_spec
+from roundtable_desktop.engine.registry import kind_names, kind_spec
 from roundtable_desktop.ui.elided_label import ELLIPSIS, elide_words
 from roundtable_desktop.ui.rehearsal.layout_checks import outside
 from roundtable_desktop.ui.window.main_window import PRESENTER_ZOOM, MainWindow
@@ -105,11 +105,8 @@ def test_nothing_lies_outside_the_window(qtbot, make_window, screen, zoom):
     assert outside(window) == []
 
 
-BUILT_KINDS = ("negotiation", "legion", "tutor", "debate")
-
-
 @pytest.mark.parametrize("screen", SCREENS.values(), ids=SCREENS.keys())
-@pytest.mark.parametrize("kind", BUILT_KINDS)
+@pytest.mark.parametrize("kind", kind_names())
 def test_nothing_of_any_kind_lies_outside_the_window(qtbot, make_window, kind, screen):
     window = _launch_on(qtbot, make_window, screen)
     scenario = kind_spec(kind).scenarios()[0].name
