@@ -24,7 +24,9 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
@@ -321,21 +323,8 @@ def main(argv: list[str] | None = None) -> int:
     refused = refuse_to_start(options)
     if refused:
         return refused
-    keep_terminal_for_our_lines()
-    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else APP_NAME])
-    assert isinstance(app, QApplication)
-    app.setApplicationName(APP_NAME)
-    app.setApplicationDisplayName(APP_NAME)
-    app.setQuitOnLastWindowClosed(False)  # the window's closed signal ends the loop
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    try:
-        with loop, asyncgen_hooks(loop):
-            main_task = (run_self_test(compose_window, notes) if options.self_test == "full"
-                         else run_window(app, options))
-            return int(loop.run_until_complete(main_task))
-    finally:
-        asyncio.set_event_loop(None)
+    return _run_on_qt(lambda app: run_self_test(compose_window, notes)
+                      if options.self_test == "full" else run_window(app, options))
 
 
 def rehearse(argv: list[str]) -> int:
@@ -346,17 +335,23 @@ def rehearse(argv: list[str]) -> int:
     refused = refuse_to_start(Options())
     if refused:
         return refused
+    return _run_on_qt(lambda _app: run_rehearsal(compose_window, rehearsal, notes))
+
+
+def _run_on_qt(main_task: Callable[[QApplication], Coroutine[Any, Any, int]]) -> int:
+    """The QApplication and the qasync loop, running `main_task(app)` to its end. The
+    terminal keeps the app's own lines from here on."""
     keep_terminal_for_our_lines()
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else APP_NAME])
     assert isinstance(app, QApplication)
     app.setApplicationName(APP_NAME)
-    app.setQuitOnLastWindowClosed(False)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setQuitOnLastWindowClosed(False)  # the window's closed signal ends the loop
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:
         with loop, asyncgen_hooks(loop):
-            return int(loop.run_until_complete(
-                run_rehearsal(compose_window, rehearsal, notes)))
+            return int(loop.run_until_complete(main_task(app)))
     finally:
         asyncio.set_event_loop(None)
 
