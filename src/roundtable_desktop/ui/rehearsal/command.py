@@ -25,6 +25,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QRect
 
+from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.engine.registry import kind_names
 from roundtable_desktop.llm.offline import OFFLINE_MODEL, OfflineClient
 from roundtable_desktop.paths import default_db_path
@@ -144,8 +145,8 @@ async def run_rehearsal(compose: ComposeWindow, options: RehearseOptions,
         shutil.rmtree(home, ignore_errors=True)
     size = f"{window.width()}x{window.height()}"
     print(f"rehearsal at {size}{' in presenter mode' if options.presenter else ''}: "
-          + (f"{len(failed)} of {len(reports)} kinds FAILED" if failed
-             else f"all {len(reports)} kinds ok"), flush=True)
+          + (f"{len(failed)} of {count_of(len(reports), 'kind')} FAILED" if failed
+             else f"{count_of(len(reports), 'kind')} rehearsed, all ok"), flush=True)
     return 1 if failed else 0
 
 
