@@ -127,6 +127,7 @@ def _stored_sessions(db: Path) -> list[str]:
         store.begin_call(first, "c1", "alice", "m", "offline", REQUEST)
         store.save_state(first, {}, status="ended")
         second = store.create_session("debate", "default", "Is tea\nbetter?", {})
+        store.add_checkpoint(second, "deal", {})  # something was done: it is listed
     return [first, second]
 
 

@@ -84,7 +84,9 @@ def test_a_read_only_store_is_read_and_leaves_no_wal_or_shm_behind(stored, capsy
 
 def test_a_store_being_written_is_read_without_new_files(stored, capsys):
     with SessionStore.open(stored) as writer:
-        writer.create_session("roundtable", "default", "Written meanwhile", {"turn": 1})
+        written = writer.create_session("roundtable", "default", "Written meanwhile",
+                                         {"turn": 1})
+        writer.add_checkpoint(written, "next_turn", {"turn": 2})
         names = sorted(p.name for p in stored.parent.iterdir())
         assert main(["sessions", "--db", str(stored)]) == 0
         assert sorted(p.name for p in stored.parent.iterdir()) == names

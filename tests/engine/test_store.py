@@ -206,16 +206,27 @@ def test_sessions_are_listed_most_recently_active_first(db_path):
         clock.now += 10
         store.save_state(first, {"turn": 9})
 
-        assert [s.id for s in store.list_sessions()] == [first, second]
-        assert store.latest_session_id() == first
+        assert [s.id for s in store.list_sessions(with_empty=True)] == [first, second]
 
 
 def test_list_sessions_counts_calls_and_honours_the_limit(store):
     ids = [new_session(store, f"s{n}") for n in range(3)]
     store.begin_call(ids[2], "c1", "alice", "m", "offline", REQUEST)
-    listed = store.list_sessions(limit=2)
+    listed = store.list_sessions(limit=2, with_empty=True)
     assert len(listed) == 2
     assert {s.id: s.call_count for s in listed}[ids[2]] == 1
+
+
+def test_a_session_nothing_was_done_in_is_not_listed(store):
+    untouched = new_session(store, "opened and closed")
+    acted = new_session(store, "one action")
+    store.add_checkpoint(acted, "next_turn", {"turn": 2})
+    called = new_session(store, "one call")
+    store.begin_call(called, "c1", "alice", "m", "offline", REQUEST)
+
+    assert {s.id for s in store.list_sessions()} == {acted, called}
+    assert not store.session_used(untouched)
+    assert store.latest_session_id() in {acted, called}
 
 
 def test_an_empty_store_has_no_latest_session(store):

@@ -25,7 +25,7 @@ Must hold no engine logic, never change the state, and name no kind.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
@@ -326,7 +326,7 @@ class PlotDrawing(PolygonDrawing):
         self._apply_range()
         self._paint_edges()
 
-    def _spot(self, actor_id: str):  # type: ignore[no-untyped-def]
+    def _spot(self, actor_id: str) -> Any:  # a pyqtgraph SpotItem, or None (untyped)
         return next((s for s in self.vertices.points() if s.data() == actor_id), None)
 
     # -- theme and size ------------------------------------------------------------------

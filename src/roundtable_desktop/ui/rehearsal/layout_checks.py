@@ -10,9 +10,10 @@ by the layout tests. Reads geometry only; must not click, type or change the ses
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect
-from PySide6.QtWidgets import QAbstractScrollArea, QMainWindow, QTabBar, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QTabBar, QWidget
 
 from roundtable_desktop.ui.elided_label import ElidedLabel
+from roundtable_desktop.ui.window.main_window import MainWindow
 
 # A dock's title bar holds its float and close buttons beside the title.
 DOCK_TITLE_BUTTONS_PX = 44
@@ -25,13 +26,13 @@ def rect_in(window: QWidget, widget: QWidget) -> QRect:
     return QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
 
 
-def outside(window: QMainWindow) -> list[str]:
+def outside(window: MainWindow) -> list[str]:
     """Every toolbar action, dock title, dock tab and status text not wholly inside the
     window (an action that moved into the toolbar's "»" menu counts as inside when the
     "»" button is)."""
     inner = window.rect()
     problems: list[str] = []
-    toolbar = window.toolbar  # type: ignore[attr-defined]
+    toolbar = window.toolbar
     overflow = toolbar.overflow_button()
     more = toolbar.more_button
     moved = toolbar.moved_ids()
@@ -46,7 +47,7 @@ def outside(window: QMainWindow) -> list[str]:
         elif overflow is None or not overflow.isVisible() or not inner.contains(
                 rect_in(window, overflow)):
             problems.append(f"toolbar action {action_id} (hidden, no » menu)")
-    for name, dock in window.docks.items():  # type: ignore[attr-defined]
+    for name, dock in window.docks.items():
         if dock.isVisible() and not dock.visibleRegion().isEmpty():  # in front
             title = rect_in(window, dock)
             title.setHeight(min(title.height(), dock.fontMetrics().height() + 12))
@@ -59,14 +60,14 @@ def outside(window: QMainWindow) -> list[str]:
                 if not bar.rect().contains(tab) or not inner.contains(
                         tab.translated(bar.mapTo(window, QPoint(0, 0)))):
                     problems.append(f"dock tab {bar.tabText(index)}")
-    status = window.status  # type: ignore[attr-defined]
+    status = window.status
     for label in (status.phase_label, status.turn_label, status.last_call_label, status.badge):
         if not inner.contains(rect_in(window, label)):
             problems.append(f"status {label.objectName()}")
     return problems
 
 
-def larger_than_screen(window: QMainWindow) -> str:
+def larger_than_screen(window: MainWindow) -> str:
     """A sentence when the window grew past its screen (its docks' least sizes add up to
     more than the screen holds): its edges are then out of sight."""
     screen = window.screen().geometry() if window.screen() is not None else None
@@ -79,10 +80,10 @@ def larger_than_screen(window: QMainWindow) -> str:
     return ""
 
 
-def hidden_action(window: QMainWindow, action_id: str) -> str:
+def hidden_action(window: MainWindow, action_id: str) -> str:
     """Why the toolbar button of `action_id` is not in plain view ("" when it is): not
     on the toolbar, behind "»", or outside the window."""
-    toolbar = window.toolbar  # type: ignore[attr-defined]
+    toolbar = window.toolbar
     spec = toolbar.spec(action_id)
     label = spec.label if spec is not None else action_id
     if action_id not in toolbar.qactions:
@@ -97,10 +98,10 @@ def hidden_action(window: QMainWindow, action_id: str) -> str:
     return ""
 
 
-def overflowing_toolbar(window: QMainWindow) -> str:
+def overflowing_toolbar(window: MainWindow) -> str:
     """A sentence when the toolbar needs its "»" menu: what is behind it is out of sight,
     and opening it draws a row over the docks and the centre."""
-    toolbar = window.toolbar  # type: ignore[attr-defined]
+    toolbar = window.toolbar
     overflow = toolbar.overflow_button()
     if overflow is None or not overflow.isVisible():
         return ""
@@ -110,10 +111,10 @@ def overflowing_toolbar(window: QMainWindow) -> str:
     return f"the toolbar overflows into » ({', '.join(hidden)})" if hidden else ""
 
 
-def elided_texts(window: QMainWindow) -> list[str]:
+def elided_texts(window: MainWindow) -> list[str]:
     """Dock titles, tabs and status lines shown cut ("✓ Obser…", "press Ctrl+T or…")."""
     problems: list[str] = []
-    for name, dock in window.docks.items():  # type: ignore[attr-defined]
+    for name, dock in window.docks.items():
         if not dock.isVisible() or dock.visibleRegion().isEmpty():
             continue
         room = dock.width() - DOCK_TITLE_BUTTONS_PX
@@ -136,10 +137,10 @@ def elided_texts(window: QMainWindow) -> list[str]:
     return problems
 
 
-def result_cut(window: QMainWindow) -> str:
+def result_cut(window: MainWindow) -> str:
     """A sentence when an ended session's result does not show whole: the end panel is
     hidden, or its text needs scrolling."""
-    panel = window.end_panel  # type: ignore[attr-defined]
+    panel = window.end_panel
     if not panel.isVisible() or panel.visibleRegion().isEmpty():
         return "the result is not shown"
     for area in panel.findChildren(QAbstractScrollArea):

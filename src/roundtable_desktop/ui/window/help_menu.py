@@ -6,11 +6,18 @@ shown as they come). Must not perform session actions.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QProcess
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLayout
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from roundtable_desktop.ui.dialogs.shortcuts_dialog import ShortcutsDialog, shortcut_rows
 from roundtable_desktop.ui.screen_fit import fit_to_screen
@@ -28,7 +35,7 @@ def rehearse_command(width: int, height: int) -> list[str]:
 
 
 class HelpMenu(QObject):
-    def __init__(self, window: MainWindow, keep_open: object) -> None:
+    def __init__(self, window: MainWindow, keep_open: Callable[[QWidget], None]) -> None:
         super().__init__(window)
         self.window = window
         self._keep_open = keep_open
@@ -48,7 +55,7 @@ class HelpMenu(QObject):
         kind = self.window.kind
         dialog = ShortcutsDialog(shortcut_rows(self.window.menuBar()),
                                  kind.capitalize() if kind else "", self.window)
-        self._keep_open(dialog)  # type: ignore[operator]  # the menus' keeper
+        self._keep_open(dialog)
         return dialog
 
     def rehearse(self) -> QDialog:
@@ -78,5 +85,5 @@ class HelpMenu(QObject):
         dialog.finished.connect(process.kill)
         command = rehearse_command(self.window.width(), self.window.height())
         process.start(command[0], command[1:])
-        self._keep_open(dialog)  # type: ignore[operator]
+        self._keep_open(dialog)
         return dialog
