@@ -156,8 +156,9 @@ def test_sessions_shows_when_each_started_in_local_time(db, capsys, local_zone):
 
 def test_sessions_cuts_a_long_title_so_the_columns_stay_aligned(db, capsys):
     with SessionStore.open(db) as store:
-        store.create_session("roundtable", "default", "A" * 30 + " " + "B" * 30, {})
-        store.create_session("roundtable", "default", "short", {})
+        for title in ("A" * 30 + " " + "B" * 30, "short"):
+            used = store.create_session("roundtable", "default", title, {})
+            store.add_checkpoint(used, "infer", {})
 
     main(["sessions", "--db", str(db)])
 
