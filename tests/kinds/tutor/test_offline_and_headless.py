@@ -129,7 +129,8 @@ def test_a_choice_out_of_range_is_refused_and_nothing_is_chosen(tmp_path, capsys
     run(db, "--scenario", TIP, "--choice", "7")
     assert "There is no choice 7: this phase has 3." in capsys.readouterr().err
     with SessionStore.open(db) as store:
-        state = store.get_session(store.latest_session_id()).state["tutor"]
+        # The student's choice comes first: with no line given, nothing was done yet.
+        state = store.get_session(store.list_sessions(with_empty=True)[0].id).state["tutor"]
     assert state["choices"] == [] and state["phase"] == "message"
 
 
@@ -176,5 +177,6 @@ def test_the_budget_option_sets_the_tutor_sessions_budget(tmp_path):
     main(["run", "--kind", "tutor", "--offline", "--scenario", "too_good_tip",
           "--budget", "1234", "--turns", "1", "--db", str(db), "--quiet"])
     with SessionStore.open(db) as store:
-        state = store.get_session(store.latest_session_id()).state
+        # The student's choice comes first: with no line given, nothing was done yet.
+        state = store.get_session(store.list_sessions(with_empty=True)[0].id).state
     assert '"budget_tokens": 1234' in json.dumps(state)
