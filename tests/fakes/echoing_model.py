@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from roundtable_desktop.domain.calls import ChatRequest
-from roundtable_desktop.llm.client import ChatClient, Delta, Finish, StreamItem
+from roundtable_desktop.llm.client import ChatClient, Delta, StreamItem
 from roundtable_desktop.llm.offline import OfflineClient
 
 _MARK = "\ue000SECRET\ue000"  # private-use: never in a reply; replaced by the secret as is

@@ -154,12 +154,17 @@ class Channel(BaseModel):
 
 
 class ToolStep(BaseModel):
-    """One tool call of a minion's turn: what it asked for and what came back."""
+    """One tool call of a minion's turn: what it asked for and what came back. `output`
+    is what the model was shown of the answer (clipped: kinds/legion/prompts.py
+    TOOL_OUTPUT_CHARS); `original_chars` and `sha256` tell the whole answer (0 and ""
+    in a diary stored before they were kept)."""
 
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     output: str
     ok: bool = True
+    original_chars: int = 0
+    sha256: str = ""
 
 
 class Diary(BaseModel):
