@@ -23,6 +23,12 @@ stretch of the original.
 `SecretFilter` does the same for a text that arrives in pieces (a streamed reply), holding
 back only the few characters that could still turn into a secret.
 
+Cost: a text is searched for the anchors (C-speed `in`); whether anything could be hidden
+in it is a few passes in C over its UTF-8 (`_utf8_may_hide`), and only its non-ASCII
+characters are looked at one by one. The last large texts found clean are remembered by
+identity, so a request looked at as it is sent and again as it is stored, or a state part
+the store gets again unchanged, is not searched twice.
+
 Lives in domain because llm/, sources/, store/ and the CLI all need it and may not import
 each other. Must not log, print or return a secret, and must not import anything outside
 the standard library.
@@ -70,8 +76,10 @@ _secrets: set[str] = set()  # changed under the lock only; readers use what _reb
 # or the whole secret when no end is rare.
 _known: tuple[tuple[str, int, int], ...] = ()
 _probes: tuple[str, ...] = ()  # every anchor: a text holding none holds no secret
+_probe_bytes: tuple[bytes, ...] = ()
 _secret_texts: tuple[str, ...] = ()
 _longest = 0
+_generation = 0
 
 
 def remember_secret(value: str | None) -> None:
@@ -110,27 +118,67 @@ def _anchor_length(secret: str, *, tail: bool) -> int:
 
 
 def _rebuild() -> None:
-    global _known, _probes, _secret_texts, _longest
+    global _known, _probes, _probe_bytes, _secret_texts, _longest, _generation
     ordered = sorted(_secrets, key=len, reverse=True)
     known = tuple((s, _anchor_length(s, tail=False), _anchor_length(s, tail=True))
                   for s in ordered)
     _probes = tuple({p for s, head, tail in known for p in (s[:head], s[len(s) - tail:])})
+    _probe_bytes = tuple(p.encode("utf-8", errors="surrogatepass") for p in _probes)
     _secret_texts = tuple(ordered)
     _longest = max((len(s) for s in ordered), default=0)
     _known = known
+    # Last: a text found clean under the old secrets is looked at again (scrub reads the
+    # generation before the probes, so it never marks a text clean for secrets it missed).
+    _generation += 1
 
 
 def scrub(text: str) -> str:
     """`text` with every known secret, plain or in disguise, and every long rare cut-off
     head or tail of one, redacted."""
+    generation = _generation  # before the probes: see _rebuild
     probes = _probes
-    if not probes or not text:
+    if not probes or not text or _seen_clean(text, generation):
         return text
-    if any(p in text for p in probes):  # a few C-speed substring tests
-        text = _redact(text, _spans(text))
-    if _may_hide(text) and any(p in revealed(text) for p in probes):
-        text = _redact_disguised(text)
-    return text
+    found = text
+    if any(p in found for p in probes):  # a few C-speed substring tests
+        found = _redact(found, _spans(found))
+    if _may_hide(found) and any(p in revealed(found) for p in probes):
+        found = _redact_disguised(found)
+    if found is text:
+        _note_clean(text, generation)
+    return found
+
+
+# The last large texts found clean, by identity (each kept, so its id is not reused) and
+# for the secrets known then: a request's text is looked at as it is sent and again as it
+# is stored, and the store is handed the unchanged parts of a state as the same objects
+# turn after turn.
+_CLEAN_MIN_CHARS = 4096
+_CLEAN_KEPT = 64
+_CLEAN_MAX_CHARS = 8_000_000  # in all: what is kept here is kept alive
+_clean_chars = 0
+_clean: dict[int, tuple[str | bytes, int]] = {}
+_clean_lock = threading.Lock()
+
+
+def _seen_clean(text: str | bytes, generation: int) -> bool:
+    if len(text) < _CLEAN_MIN_CHARS:
+        return False
+    seen = _clean.get(id(text))
+    return seen is not None and seen[0] is text and seen[1] == generation
+
+
+def _note_clean(text: str | bytes, generation: int) -> None:
+    global _clean_chars
+    if not _CLEAN_MIN_CHARS <= len(text) <= _CLEAN_MAX_CHARS:
+        return
+    with _clean_lock:
+        old = _clean.pop(id(text), None)
+        _clean_chars -= len(old[0]) if old else 0
+        _clean[id(text)] = (text, generation)
+        _clean_chars += len(text)
+        while len(_clean) > _CLEAN_KEPT or _clean_chars > _CLEAN_MAX_CHARS:
+            _clean_chars -= len(_clean.pop(next(iter(_clean)))[0])
 
 
 def scrub_value(value: Any) -> Any:
@@ -167,15 +215,29 @@ def revealed(text: str) -> str:
 
 def _may_hide(text: str) -> bool:
     """False when no later step could change `text` (so it hides no key): no escape, no
-    character one strips, nothing NFKC folds. Quick C-speed checks for the common text."""
-    if "\\u" in text or "&#" in text:
+    character one strips, nothing NFKC folds."""
+    if text.isascii():
+        return _utf8_may_hide(text.encode("ascii"))
+    return _utf8_may_hide(text.encode("utf-8", errors="surrogatepass"))
+
+
+def _utf8_may_hide(data: bytes) -> bool:
+    """`_may_hide` for UTF-8: a few passes in C over the bytes; only the non-ASCII
+    characters (few, in most text) are looked at one by one."""
+    # One-byte searches first: they run at memchr speed, two-byte ones far slower.
+    if (b"\\" in data and b"\\u" in data) or (b"#" in data and b"&#" in data):
         return True
-    # isprintable is False for every control and format character (and for spaces other
-    # than " ", which IGNORABLE then rules out): tab and line feed, never stripped, aside.
-    if not text.replace("\n", "").replace("\t", "").isprintable() and \
-            IGNORABLE.search(text) is not None:
+    if len(data.translate(None, _ASCII_CONTROLS)) != len(data):
         return True
-    return not text.isascii() and not unicodedata.is_normalized("NFKC", text)
+    if data.isascii():
+        return False
+    # Deleting the ASCII bytes leaves the other characters' sequences whole, side by side.
+    wide = data.translate(None, _ASCII_BYTES).decode("utf-8", errors="replace")
+    if IGNORABLE.search(wide) is not None:
+        return True
+    # A no-break space and an ellipsis fold to no key's characters (and are common).
+    return not unicodedata.is_normalized("NFKC", wide.replace("\u2026", "").replace(
+        "\xa0", ""))
 
 
 def _decoded(match: re.Match[str]) -> str:
@@ -256,24 +318,20 @@ def _redact_disguised(text: str) -> str:
 
 def scrub_bytes(data: bytes) -> bytes:
     """`scrub` for UTF-8 bytes (JSON: a key written with escapes inside it is found too)."""
-    probes = _probes
-    if not probes:
+    generation = _generation  # before the probes: see _rebuild
+    if not _probes or _seen_clean(data, generation):
         return data
-    if not any(p.encode() in data for p in probes) and not _bytes_may_hide(data):
-        return data
-    text = data.decode("utf-8", errors="surrogateescape")
-    cleaned = scrub(text)
-    return data if cleaned is text else cleaned.encode("utf-8", errors="surrogateescape")
+    if any(p in data for p in _probe_bytes) or _utf8_may_hide(data):
+        text = data.decode("utf-8", errors="surrogateescape")
+        cleaned = scrub(text)
+        if cleaned is not text:
+            return cleaned.encode("utf-8", errors="surrogateescape")
+    _note_clean(data, generation)
+    return data
 
 
 _ASCII_CONTROLS = bytes(range(0x20)).replace(b"\n", b"").replace(b"\t", b"") + b"\x7f"
-
-
-def _bytes_may_hide(data: bytes) -> bool:
-    """`_may_hide` for bytes: escapes, a control byte, or non-ASCII (decoded to look)."""
-    if b"\\u" in data or b"&#" in data or not data.isascii():
-        return True
-    return len(data.translate(None, _ASCII_CONTROLS)) != len(data)
+_ASCII_BYTES = bytes(range(0x80))
 
 
 class SecretFilter:
