@@ -248,3 +248,23 @@ def test_an_export_redacts_every_key_known_when_it_is_written(where, fmt, tmp_pa
     assert main(["export", "--db", str(db), "--format", fmt, "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "mine is" in text and leaked(text) == []
+
+
+def test_a_key_known_only_after_it_entered_the_state_is_not_sent_on(tmp_path, monkeypatch):
+    """A session an older version stored with the key in it, continued now: the request as
+    sent is looked at once more, whatever built it."""
+    from roundtable_desktop.engine.launch import reopen_session
+
+    db, session_id = _store_written_before_the_key_was_known(tmp_path)
+    remember_secret(KEY)
+    client = ScriptedClient("CALL: passTurn()")
+
+    async def run() -> None:
+        with SessionStore.open(db) as store:
+            handle = reopen_session(session_id, store=store, client=client)
+            await drive_headless(handle.session, 1, deque())
+            handle.close()
+
+    asyncio.run(run())
+    sent = json.dumps([r.model_dump(mode="json") for r in client.requests])
+    assert client.requests and "mine is" in sent and KEY not in sent

@@ -86,9 +86,9 @@ def _log_thread_exception(args: threading.ExceptHookArgs) -> None:
     if args.exc_type is SystemExit:
         return
     log.error("an exception in thread %s", getattr(args.thread, "name", "?"),
-              exc_info=(args.exc_type, args.exc_value, args.exc_traceback))
+              exc_info=args.exc_value or True)
 
 
 def _log_unraisable(unraisable: Any) -> None:
     log.error("an exception that could not be raised (%s)", unraisable.err_msg or "ignored",
-              exc_info=(unraisable.exc_type, unraisable.exc_value, unraisable.exc_traceback))
+              exc_info=unraisable.exc_value or True)
