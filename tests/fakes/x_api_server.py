@@ -16,10 +16,14 @@ gets them. Every API request needs `Authorization: Bearer <token>` (else 401). C
     POST /_script    {"users": {name: {"name": str, "posts": N, "reposts": M,
                                        "protected": bool}},
                       "fault": {"status": 429|401|503|..., "endpoint": "user"|"tweets"|"any",
-                                "after": K, "reset_in_s": S}}
+                                "after": K, "reset_in_s": S,
+                                "body": "garbage"|"huge", "megabytes": M, "declared": B}}
                      replaces the users (default: none, so every name is unknown) and the
                      fault: the (K+1)-th request to that endpoint and every later one get
                      that status; a 429 carries x-rate-limit-reset = now + S (default 900);
+                     "body" answers 200 with HTML that is no JSON ("garbage") or with a
+                     JSON document of M MB (default 50: "huge"; "declared": false sends
+                     it with no Content-Length, ended by closing) instead;
                      the request log is emptied too
     GET  /_requests  every API request: path, params, whether a bearer token came and a
                      short hash of it (never the token)
@@ -175,6 +179,28 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(404, problem(404, "Not Found", "no such route"))
 
     def _fault(self, fault: dict[str, Any], token: str) -> None:
+        if fault.get("body") == "garbage":
+            send_body(self, 200, b"<html><body>Something went wrong {{{ not JSON", "text/html")
+            return
+        if fault.get("body") == "huge":
+            size = int(float(fault.get("megabytes", 50)) * 2**20)
+            filler = b'{"data": [], "meta": {"result_count": 0}, "padding": "'
+            body = filler + b"x" * max(0, size - len(filler) - 2) + b'"}'
+            if fault.get("declared", True):
+                send_body(self, 200, body, "application/json")
+                return
+            # No Content-Length: the body ends when the connection closes.
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            try:
+                for at in range(0, len(body), 2**16):
+                    self.wfile.write(body[at:at + 2**16])
+            except OSError:
+                pass  # the client stopped reading: as it should
+            self.close_connection = True
+            return
         status = int(fault.get("status", 503))
         if status == 429:
             reset = int(time.time() + float(fault.get("reset_in_s", 900)))

@@ -231,6 +231,30 @@ def test_a_bad_base_url_is_refused_with_a_reason(qtbot, dialog, settings):
     assert settings.model_settings().provider == "offline"
 
 
+def test_the_x_api_address_is_kept_in_settings_and_is_where_persona_cards_read_x(
+        qtbot, dialog, monkeypatch):
+    from roundtable_desktop.sources.endpoints import X_API, base_url, use_setting
+
+    monkeypatch.delenv("ROUNDTABLE_X_BASE_URL", raising=False)
+    dialog.x_base_url_edit.setText("http://127.0.0.1:9911/2")
+    try:
+        _save(qtbot, dialog)
+        assert AppSettings().x_base_url == "http://127.0.0.1:9911/2"
+        assert base_url(X_API, "https://api.x.com/2") == "http://127.0.0.1:9911/2"
+    finally:
+        use_setting(X_API, "")
+
+
+def test_an_x_api_address_that_is_no_http_url_is_refused_with_a_reason(dialog, settings):
+    dialog.x_base_url_edit.setText("api.x.com/2")
+
+    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save).click()
+
+    assert dialog.error_label.text() == \
+        "The X API address must start with http:// or https://."
+    assert settings.x_base_url == ""
+
+
 def test_the_settings_file_refuses_secret_looking_names(settings):
     with pytest.raises(SecretInSettings):
         settings.set_value("llm/api_key", KEY)

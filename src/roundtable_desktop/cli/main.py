@@ -8,7 +8,8 @@ a kind's own commands (`KindSpec.commands`: the roundtable's `serve-mcp`, the le
 (`KindSpec.cli_options`) are added from the registry, so no kind's flag is written here.
 The API key comes from the OS keyring or ROUNDTABLE_API_KEY, never from an argument
 (the YouTube key likewise: keyring or ROUNDTABLE_YOUTUBE_KEY).
-Every error is one clear line and a non-zero exit, never a traceback. Text from a model,
+Every error is one clear line and a non-zero exit, never a traceback: log records (with
+their tracebacks) go to the log file only (cli/log_file.py). Text from a model,
 a server or the store is printed through cli_output.emit_text (no escape sequences, no
 known secret). `run` stops on SIGTERM as on Ctrl+C: the call in flight is cancelled and
 keeps its partial text, the session is saved, the exit code is 143 (130 for Ctrl+C).
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import math
 import signal
 import sys
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from roundtable_desktop import __version__
 from roundtable_desktop.allocator import keep_large_buffers_mapped
+from roundtable_desktop.cli.log_file import log_path, logging_to_file
 from roundtable_desktop.cli.output import (
     MeetingPrinter,
     emit_text,
@@ -70,6 +73,7 @@ if TYPE_CHECKING:
     from roundtable_desktop.sources.mcp_toolbox import McpToolbox
 
 
+log = logging.getLogger(__name__)
 DEFAULT_DEADLINE_S = 300.0
 EXIT_SIGINT, EXIT_SIGTERM = 130, 143  # 128 + the signal's number, as shells report it
 
@@ -465,7 +469,13 @@ def main(argv: list[str] | None = None) -> int:
     keep_large_buffers_mapped()  # before the first turn: see allocator.py
     if not argv or argv[0].startswith("--self-test") or argv[0] in {"--presenter",
                                                                      NO_SANDBOX_OPTION}:
-        return _exit(lambda: _open_window(argv))
+        return _exit(lambda: _open_window(argv))  # the window keeps its own log
+    # Log records (a library's tracebacks among them) go to the log file, not the terminal.
+    with logging_to_file():
+        return _command(argv)
+
+
+def _command(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.command == "rehearse":
         return _exit(lambda: _open_window(argv))
@@ -497,6 +507,13 @@ def _exit(fn: Callable[[], int]) -> int:
         where = f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
         emit_text(sys.stderr, f"roundtable: {where}\n")
         return 2
+    except Exception as exc:  # a bug: one line here, the traceback in the log file
+        log.exception("the command stopped on an unexpected error")
+        what = " ".join(f"{type(exc).__name__}: {exc}".split())[:160]
+        emit_text(sys.stderr, f"roundtable: the command stopped on an unexpected error "
+                              f"({what}); what was recorded before it is kept; the details "
+                              f"are in {log_path()}.\n")
+        return 1
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ Must not import Qt and must not know any session kind.
 Model text is made safe as it enters, before any listener, state, store or later payload
 sees it: a lone surrogate becomes U+FFFD and every known secret (domain/secrets.py) is
 redacted, in the streamed pieces (a key split across pieces is held back until it can be
-told apart), the outcome's text, tool calls and error.
+told apart), the outcome's text, tool calls and error. The request is looked at once more
+as it goes out (`_as_sent`), after every step that built its text.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from dataclasses import dataclass, field
 from roundtable_desktop.domain.calls import (
     CallOutcome,
     CallStatus,
+    ChatMessage,
     ChatRequest,
     ToolCallRequest,
     Usage,
@@ -52,7 +54,7 @@ from roundtable_desktop.domain.events import (
     TokenReceived,
 )
 from roundtable_desktop.domain.prompts import LayerText
-from roundtable_desktop.domain.secrets import SecretFilter, scrub
+from roundtable_desktop.domain.secrets import SecretFilter, scrub, scrub_value
 from roundtable_desktop.domain.text import storable_text
 from roundtable_desktop.domain.tokens import estimate_tokens
 from roundtable_desktop.engine.bus import EventBus
@@ -161,9 +163,11 @@ class ModelCaller:
             if epoch != self._epoch:
                 return CallOutcome(status=CallStatus.CANCELLED,
                                    error="Stopped before it was sent.")
-            outcome = await self._send(actor_id, self.client.adapt(request), label, layers)
+            outcome = await self._send(actor_id, _as_sent(self.client.adapt(request)), label,
+                                       layers)
             if outcome.status == CallStatus.FAILED and outcome.refused_format:
-                outcome = await self._send(actor_id, self.client.adapt(request), label, layers)
+                outcome = await self._send(actor_id, _as_sent(self.client.adapt(request)),
+                                           label, layers)
             return outcome
         finally:
             slots.release()
@@ -302,6 +306,24 @@ class _Stream:
             finish_reason=finish.finish_reason if finish else None,
             tool_calls=[_safe_tool_call(c) for c in finish.tool_calls] if finish else [],
         )
+
+
+def _as_sent(request: ChatRequest) -> ChatRequest:
+    """`request` with every known secret redacted from its messages: the last look, at
+    the text exactly as it goes out, after every step that built it. The same object
+    when there is none (the usual case: text was scrubbed as it entered)."""
+    messages = [_scrubbed_message(m) for m in request.messages]
+    if all(new is old for new, old in zip(messages, request.messages, strict=True)):
+        return request
+    return request.model_copy(update={"messages": messages})
+
+
+def _scrubbed_message(message: ChatMessage) -> ChatMessage:
+    content = scrub(message.content)
+    tool_calls = scrub_value(message.tool_calls)
+    if content is message.content and tool_calls is message.tool_calls:
+        return message
+    return message.model_copy(update={"content": content, "tool_calls": tool_calls})
 
 
 def _not_sent(exc: Exception) -> str:

@@ -2,19 +2,30 @@
 shared call log (store/export.py renders both).
 
 The kind comes from the registry; a session whose kind is unknown to this version, or
-whose state cannot be read, still exports its calls. Must not import Qt.
+whose state cannot be read, still exports its calls. Every key the keyring and the
+environment hold when the export is written is redacted from it, the stored text first
+and the written text again, so a store written before a key was known (by an older
+version) leaks it through no export. Must not import Qt.
 """
 
 from __future__ import annotations
 
+from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.engine.registry import summarize_stored
+from roundtable_desktop.llm.keys import remember_known_keys
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.store.export import ExportFormat, collect_export, render_export
+from roundtable_desktop.store.export import (
+    ExportFormat,
+    collect_export,
+    render_export,
+    scrubbed_export,
+)
 
 
 def export_session(store: SessionStore, session_id: str, fmt: ExportFormat) -> str:
+    remember_known_keys()
     data = collect_export(store, session_id)
     session = data.session
     data.format = f"{session.kind}-session"
     data.summary = summarize_stored(session.kind, session.state)
-    return render_export(data, fmt)
+    return scrub(render_export(scrubbed_export(data), fmt))

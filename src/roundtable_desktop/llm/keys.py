@@ -99,3 +99,13 @@ class KeyStore:
 def mcp_env_key(server: str, variable: str) -> str:
     """The keyring entry of one environment variable of one MCP server from Settings."""
     return f"mcp-env:{server}:{variable}"
+
+
+def remember_known_keys(keys: KeyStore | None = None) -> None:
+    """Remember as secrets every key the keyring and the environment hold now, both where
+    both are set, so text written before this process read them (an older store, an
+    export) is scrubbed of them too."""
+    keys = keys or KeyStore()
+    for name, variable in ENV_VARS.items():
+        keys.get(name, env=False)
+        remember_secret(os.environ.get(variable))

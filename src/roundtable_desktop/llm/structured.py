@@ -7,8 +7,10 @@ strictly and, failing that, with `json_repair`, unwraps a one-key wrapper
 (`{"result": {...}}`) or a one-item array only when the inner value validates and the
 outer one does not (or does only because its key is no field and every field has a
 default), and validates with the model (extra keys are ignored unless the model forbids
-them). Any bad input ends as a `StructuredReplyError` (never RecursionError,
-ValueError or a library's own exception): replies are capped in size and nesting depth.
+them). Every string decoded is scrubbed of known secrets (a key written with `\\u`
+escapes is whole only once decoded). Any bad input ends as a `StructuredReplyError`
+(never RecursionError, ValueError or a library's own exception): replies are capped in
+size and nesting depth.
 
 Pure: no I/O and no state. Must not call a model; engine/structured_call.py re-asks.
 """
@@ -23,6 +25,7 @@ from typing import Any, TypeVar
 import json_repair
 from pydantic import BaseModel, RootModel, ValidationError
 
+from roundtable_desktop.domain.secrets import scrub_value
 from roundtable_desktop.llm.response_format import compact_schema_json
 from roundtable_desktop.llm.response_format import json_instruction as _object_instruction
 
@@ -211,7 +214,8 @@ def _decode(block: str, *, repair: bool) -> Any:
             # whatever it is, the reply is unreadable, not the session broken.
             return _UNREADABLE
     # json_repair answers "" for hopeless input, and may turn prose into a bare string.
-    return value if isinstance(value, dict | list) else _UNREADABLE
+    # Decoding turned escapes into characters: a key written with them is only now itself.
+    return scrub_value(value) if isinstance(value, dict | list) else _UNREADABLE
 
 
 # -- validating -------------------------------------------------------------------------

@@ -7,7 +7,9 @@ errors otherwise). Calls run in the caller's task against the open session and r
 owner: if the connection dies mid-call the call fails at once with McpConnectionLost,
 and every call has a deadline, because a call to a server that died can wait forever.
 Tool descriptions, tool results and server error texts are untrusted: they are cleaned
-and clipped, and the URL shown in messages has no user, password or query.
+and clipped (of a result, at most `kept_chars` characters are kept, with the whole
+answer's size and hash: sources/tool_results.py), and the URL shown in messages has no
+user, password or query. Arguments are scrubbed of known keys before they are sent.
 Must not know about videos or meetings (see mcp_search.py and kinds/roundtable/mcp.py).
 """
 
@@ -34,6 +36,7 @@ from mcp.types import (
 )
 
 from roundtable_desktop import __version__
+from roundtable_desktop.domain.secrets import scrub_value
 from roundtable_desktop.sources.mcp_model import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_CONNECT_TIMEOUT_S,
@@ -49,6 +52,7 @@ from roundtable_desktop.sources.mcp_model import (
     display_url,
 )
 from roundtable_desktop.sources.outside_text import clean
+from roundtable_desktop.sources.tool_results import DEFAULT_KEPT_CHARS, kept_output
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT_S", "DEFAULT_CONNECT_TIMEOUT_S", "DEFAULT_MCP_URL", "McpConnectError",
@@ -83,8 +87,10 @@ def _check_url(url: str) -> str:
 class McpConnection:
     """One connection to one MCP server at a time; reusable after `disconnect`."""
 
-    def __init__(self, *, client_name: str = "roundtable-desktop") -> None:
+    def __init__(self, *, client_name: str = "roundtable-desktop",
+                 kept_chars: int = DEFAULT_KEPT_CHARS) -> None:
         self._client_name = client_name
+        self.kept_chars = kept_chars  # at most this much of a tool's answer is kept
         self._url = ""
         self._status = "not connected"
         self._tools: list[ToolInfo] = []
@@ -265,8 +271,9 @@ class McpConnection:
         if session is None or owner is None:
             raise McpNotConnected(f"MCP is not connected ({self._status}); connect first.")
         shown = clean(name, 60)
-        call = asyncio.ensure_future(
-            session.call_tool(name, arguments or {}, read_timeout_seconds=timeout))
+        # Arguments a model wrote go to a third party: no known key, in disguise or not.
+        call = asyncio.ensure_future(session.call_tool(
+            name, scrub_value(arguments or {}), read_timeout_seconds=timeout))
         try:
             done, _ = await asyncio.wait({call, owner}, timeout=timeout + _GRACE_S,
                                          return_when=asyncio.FIRST_COMPLETED)
@@ -297,15 +304,20 @@ class McpConnection:
         except Exception as error:  # an answer the SDK could not validate, and the like
             raise McpError(f"The MCP server's answer to {shown} could not be read "
                            f"({type(error).__name__}).") from None
-        texts = [clean(getattr(block, "text", ""), 20000) for block in result.content
-                 if getattr(block, "type", "") == "text"]
-        if result.is_error:
-            detail = " ".join(texts)
+        # Kept bounded at once (size and hash of the whole), and nothing else of the
+        # answer held on to.
+        output = kept_output((str(getattr(block, "text", "")) for block in result.content
+                              if getattr(block, "type", "") == "text"),
+                             result.structured_content, max_chars=self.kept_chars)
+        failed = result.is_error
+        del result, call  # the whole answer, whatever its size, is not held on to
+        if failed:
+            detail = " ".join(output.texts)
             # The SDK prefixes a tool's own error text with this; the message names the tool.
             detail = detail.removeprefix(f"Error executing tool {name}: ")
             detail = clean(detail, 300) or "no details"
             raise McpToolError(f"The MCP tool {shown} failed: {detail}")
-        return ToolOutput(structured=result.structured_content, texts=texts)
+        return output
 
     async def check(self, timeout: float = _PING_TIMEOUT_S) -> bool:
         """Ping the server; a server that died while idle is only noticed this way or by

@@ -9,6 +9,7 @@ to load. Must not import the SDK.
 from __future__ import annotations
 
 import urllib.parse
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -61,10 +62,24 @@ class ToolInfo(BaseModel):
 
 
 class ToolOutput(BaseModel):
-    """What a successful call returned: structured content and/or text blocks."""
+    """What a successful call returned: structured content and/or text blocks, as much of
+    them as is kept (sources/tool_results.py), with the whole answer's size in characters
+    and its SHA-256 (of the text `output_text` would give for the whole answer; None and
+    "" when the output was made here, whole)."""
 
     structured: Any = None
     texts: list[str] = Field(default_factory=list)
+    original_chars: int | None = None
+    sha256: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolText:
+    """A tool's answer as one bounded text, with the whole answer's size and hash."""
+
+    text: str
+    original_chars: int
+    sha256: str
 
 
 def display_url(url: str) -> str:

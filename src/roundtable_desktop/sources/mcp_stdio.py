@@ -22,6 +22,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from roundtable_desktop.sources.mcp_client import McpConnection
 from roundtable_desktop.sources.mcp_model import DEFAULT_CONNECT_TIMEOUT_S, McpConnectError
 from roundtable_desktop.sources.outside_text import clean
+from roundtable_desktop.sources.tool_results import DEFAULT_KEPT_CHARS
 
 
 class McpStdioConnection(McpConnection):
@@ -29,8 +30,9 @@ class McpStdioConnection(McpConnection):
 
     def __init__(self, command: str, args: Sequence[str] = (),
                  env: Mapping[str, str] | None = None, *,
-                 client_name: str = "roundtable-desktop") -> None:
-        super().__init__(client_name=client_name)
+                 client_name: str = "roundtable-desktop",
+                 kept_chars: int = DEFAULT_KEPT_CHARS) -> None:
+        super().__init__(client_name=client_name, kept_chars=kept_chars)
         self._params = StdioServerParameters(command=command, args=list(args),
                                              env=dict(env) if env else None)
 

@@ -6,8 +6,10 @@ left out, the rest are used. A server given by URL alone takes the name it gives
 `tool_specs()` lists every tool as a model sees it (namespaced name, description, input
 schema); `call_text()` runs one by its namespaced name (or a bare name that only one
 server has) and returns its output as text, raising McpError (never hanging: every call
-has a deadline). The toolbox also reads like one connection (status, tool_names,
-has_tool, call_tool, listeners), so a kind written for one connection can take it.
+has a deadline); `call_kept()` also gives the whole answer's size and hash. At most
+`kept_chars` characters of an answer are kept (sources/tool_results.py). The toolbox
+also reads like one connection (status, tool_names, has_tool, call_tool, listeners), so a
+kind written for one connection can take it.
 Everything a server says is untrusted text: cleaned by the client before it gets here.
 Must not import the MCP SDK at module level (loaded only when connecting) and must not
 know any session kind.
@@ -16,7 +18,6 @@ know any session kind.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,8 +29,10 @@ from roundtable_desktop.sources.mcp_model import (
     McpNotConnected,
     ToolInfo,
     ToolOutput,
+    ToolText,
 )
 from roundtable_desktop.sources.mcp_servers_config import HttpServerConfig, ServerConfig
+from roundtable_desktop.sources.tool_results import DEFAULT_KEPT_CHARS, tool_text, whole_text
 
 if TYPE_CHECKING:
     from roundtable_desktop.sources.mcp_client import McpConnection
@@ -56,21 +59,18 @@ class Connection(Protocol):
 def output_text(output: ToolOutput) -> str:
     """A tool's answer as one text: its structured content as JSON (a lone `result` is
     unwrapped, as the SDK wraps plain return values), else its text blocks."""
-    value = output.structured
-    if isinstance(value, dict) and set(value) == {"result"}:
-        value = value["result"]
-    if value is not None:
-        return json.dumps(value, ensure_ascii=False)
-    return "\n".join(output.texts)
+    return whole_text(output)
 
 
 class McpToolbox:
     """Named connections; owns (and closes) the ones it connected itself."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, kept_chars: int = DEFAULT_KEPT_CHARS) -> None:
         self._servers: dict[str, Connection] = {}
         self._owned: set[str] = set()
         self.failures: list[str] = []  # one sentence per server that could not be used
+        # How much of a tool's answer is kept (each connection it starts keeps as much).
+        self.kept_chars = kept_chars
 
     # -- adding servers -----------------------------------------------------------------
     def add(self, name: str, connection: Connection, *, owned: bool = False) -> str:
@@ -99,12 +99,13 @@ class McpToolbox:
         connection: McpConnection
         try:
             if isinstance(config, HttpServerConfig):
-                connection = McpConnection()
+                connection = McpConnection(kept_chars=self.kept_chars)
                 await connection.connect(config.url, timeout)
                 name = connection.server_name if config.name.startswith("mcp") and \
                     connection.server_name else config.name
             else:
-                connection = McpStdioConnection(config.command, config.args, config.env)
+                connection = McpStdioConnection(config.command, config.args, config.env,
+                                                kept_chars=self.kept_chars)
                 await connection.start(timeout)
                 name = config.name
         except McpError as exc:
@@ -162,8 +163,15 @@ class McpToolbox:
 
     async def call_text(self, name: str, arguments: dict[str, Any] | None = None,
                         timeout: float = DEFAULT_CALL_TIMEOUT_S) -> str:
+        return (await self.call_kept(name, arguments, timeout)).text
+
+    async def call_kept(self, name: str, arguments: dict[str, Any] | None = None,
+                        timeout: float = DEFAULT_CALL_TIMEOUT_S) -> ToolText:
+        """Run a tool; its answer as one text of at most `kept_chars` characters, with the
+        whole answer's size and hash."""
         connection, tool = self.resolve(name)
-        return output_text(await connection.call_tool(tool, arguments or {}, timeout))
+        output = await connection.call_tool(tool, arguments or {}, timeout)
+        return tool_text(output, max_chars=self.kept_chars)
 
     # -- read like one connection -----------------------------------------------------------
     @property

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from roundtable_desktop.domain.events import Event
 from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.domain.secrets import scrub_bytes
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.domain.text import label_text, xml_text
 from roundtable_desktop.store.database import SessionStore
@@ -99,6 +100,15 @@ def collect_export(store: SessionStore, session_id: str) -> SessionExport:
         )
     data.warnings = list(dict.fromkeys(warnings))
     return data
+
+
+def scrubbed_export(data: SessionExport) -> SessionExport:
+    """`data` with every known secret redacted from every text in it (in disguise too):
+    a store may hold text written before a key was known. The same object when it holds
+    none."""
+    encoded = data.model_dump_json().encode("utf-8")
+    cleaned = scrub_bytes(encoded)
+    return data if cleaned is encoded else SessionExport.model_validate_json(cleaned)
 
 
 def render_export(data: SessionExport, fmt: ExportFormat) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
+from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.domain.text import storable_text
 from roundtable_desktop.domain.tools import Arg, ArgValue, ParseIssue, ToolCall
 
@@ -433,7 +434,8 @@ def _unescape_single(inner: str) -> str:
         out.append('\\"' if char == '"' else char)
         i += 1
     try:
-        return str(json.loads('"' + "".join(out) + '"', strict=False))
+        # Decoded escapes may spell a key the reply did not show: scrubbed once decoded.
+        return scrub(str(json.loads('"' + "".join(out) + '"', strict=False)))
     except (json.JSONDecodeError, RecursionError):
         return inner.replace("\\'", "'")
 

@@ -1,7 +1,8 @@
 """Non-secret application settings, kept with QSettings in an INI file in the config dir.
 
 Holds the provider, base URL, model, MCP bridge URL, the MCP servers (each with the
-names of its environment variables, never their values), and whatever the window saves
+names of its environment variables, never their values), the X API's address (published
+to sources/endpoints.py as it is read or set), and whatever the window saves
 (geometry, dock layout). API keys and environment values never pass through here: they
 go to the OS keyring via llm/keys.py, and `set_value` refuses names that look like
 secrets. The file lives under
@@ -24,6 +25,7 @@ from PySide6.QtCore import QSettings
 
 from roundtable_desktop.llm.providers import PRESETS, ModelSettings
 from roundtable_desktop.paths import config_dir
+from roundtable_desktop.sources.endpoints import X_API, use_setting
 from roundtable_desktop.sources.mcp_model import DEFAULT_MCP_URL
 from roundtable_desktop.sources.mcp_servers_config import McpServerSetting
 
@@ -33,6 +35,7 @@ SETTINGS_FILE = "settings.ini"
 _MCP_SERVERS = "mcp/servers"  # a JSON list of McpServerSetting
 _SECRET_WORDS = ("key", "secret", "token", "password")
 _MODEL = "model"
+_X_BASE_URL = "sources/x_base_url"
 
 
 class SecretInSettings(ValueError):
@@ -47,6 +50,8 @@ class AppSettings:
         # Said once, when a damaged file was set aside; the window shows it.
         self.warning: str | None = self._set_aside_if_damaged()
         self.qsettings = QSettings(str(self.path), QSettings.Format.IniFormat)
+        # The engine reads where outside APIs are from sources/endpoints.py.
+        use_setting(X_API, self.x_base_url)
 
     def _set_aside_if_damaged(self) -> str | None:
         try:
@@ -128,6 +133,18 @@ class AppSettings:
         data = [s.model_dump(mode="json") for s in servers]
         self.qsettings.setValue(_MCP_SERVERS, json.dumps(data, ensure_ascii=False))
         self.qsettings.sync()
+
+    # -- where outside APIs are (sources/endpoints.py) ---------------------------------
+    @property
+    def x_base_url(self) -> str:
+        """The X API's address for persona cards; empty: X's own."""
+        return str(self.qsettings.value(_X_BASE_URL, "") or "").strip()
+
+    @x_base_url.setter
+    def x_base_url(self, url: str) -> None:
+        self.qsettings.setValue(_X_BASE_URL, url.strip())
+        self.qsettings.sync()
+        use_setting(X_API, url)
 
     # -- anything else the window keeps (layout, geometry, presenter mode) -------------
     def value(self, name: str, default: Any = None) -> Any:

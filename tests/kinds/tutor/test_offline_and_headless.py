@@ -134,6 +134,21 @@ def test_a_choice_out_of_range_is_refused_and_nothing_is_chosen(tmp_path, capsys
     assert state["choices"] == [] and state["phase"] == "message"
 
 
+def test_a_choice_where_no_choice_is_offered_is_refused_and_nothing_is_sent(tmp_path,
+                                                                              capsys):
+    db = tmp_path / "t.sqlite3"
+    run(db, "--scenario", TIP, "--choice", "1", "--choice", "1")
+    err = capsys.readouterr().err
+    (line,) = [line for line in err.splitlines() if "choice" in line.lower()]
+    assert "no choices" in line and line.rstrip().endswith(".") and line.count(". ") == 0
+    with SessionStore.open(db) as store:
+        session_id = store.latest_session_id()
+        state = store.get_session(session_id).state["tutor"]
+        calls = store.calls(session_id)
+    assert len(state["choices"]) == 1 and state["exchanges"] == []
+    assert calls == []  # the model was not asked: "1" was never sent as the student's line
+
+
 def test_a_stopped_run_continues_from_the_stored_state(tmp_path, capsys):
     db = tmp_path / "t.sqlite3"
     assert run(db, "--scenario", TIP, "--choice", "1", "--say", "hello") == 0

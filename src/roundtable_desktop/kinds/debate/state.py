@@ -22,6 +22,7 @@ from roundtable_desktop.kinds.debate.convergence import Stance
 from roundtable_desktop.kinds.debate.deck import Contract
 from roundtable_desktop.kinds.debate.retrieval.retrieved import Retrieved
 from roundtable_desktop.kinds.debate.stop_conditions import DebateSnapshot
+from roundtable_desktop.llm.json_numbers import share
 
 Phase = Literal["claims", "stances", "round", "merge", "final", "turn", "map", "ended"]
 Mode = Literal["blitz", "classical"]  # classical: kinds/debate/classical/session.py
@@ -36,14 +37,10 @@ def _stance(value: Any) -> Any:
     return value
 
 
-def _confidence(value: Any) -> Any:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return value
-    if number > 1.0 and number <= 100.0:
-        number /= 100.0  # "70" meant 70%
-    return max(0.0, min(1.0, number))
+def _confidence(value: Any) -> float | None:
+    """0-1 ("70" meant 70%); None, refused, for what is no finite number (NaN, 1e999,
+    400 digits: llm/json_numbers.py)."""
+    return share(value)
 
 
 # -- call contracts --

@@ -3,15 +3,17 @@
     python -m roundtable_desktop.kinds.legion.file_server ROOT
 
 It offers `list_files(path)` (the entries of a directory under ROOT, directories ending
-in "/") and `read_file(path)` (a text file under ROOT, clipped). Paths are relative to
-ROOT; a path that leaves ROOT (`..`, an absolute path, a symlink out) is refused, and
-nothing is ever written. The legion's default scenario starts it over its sample project
-so the seed's file question runs offline.
+in "/") and `read_file(path)` (a text file under ROOT, clipped: only the characters it
+returns are read, so a file of gigabytes, or of one endless line, costs a moment).
+Paths are relative to ROOT; a path that leaves ROOT (`..`, an absolute path, a symlink
+out) is refused, and nothing is ever written. The legion's default scenario starts it over
+its sample project so the seed's file question runs offline.
 Must not write files and must not import the application beyond sources/.
 """
 
 from __future__ import annotations
 
+import heapq
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -40,19 +42,24 @@ def confined(root: Path, path: str) -> Path:
 
 
 def list_entries(root: Path, path: str) -> list[str]:
+    """The first MAX_ENTRIES entries (directories first, by name), holding no more than
+    that many however large the directory."""
     target = confined(root, path)
     if not target.is_dir():
         raise FileNotFoundError(f"No directory {path!r} in the shared folder.")
-    entries = sorted(target.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
-    return [p.name + ("/" if p.is_dir() else "") for p in entries[:MAX_ENTRIES]]
+    entries = heapq.nsmallest(MAX_ENTRIES, target.iterdir(),
+                              key=lambda p: (not p.is_dir(), p.name.lower()))
+    return [p.name + ("/" if p.is_dir() else "") for p in entries]
 
 
 def read_text(root: Path, path: str) -> str:
+    """The first MAX_READ_CHARS characters of a text file: only those are read (a few
+    bytes each at most), whatever the file's size and whether or not it has lines."""
     target = confined(root, path)
     if not target.is_file():
         raise FileNotFoundError(f"No file {path!r} in the shared folder.")
-    text = target.read_text(encoding="utf-8", errors="replace")
-    return text[:MAX_READ_CHARS]
+    with target.open(encoding="utf-8", errors="replace") as file:
+        return file.read(MAX_READ_CHARS)
 
 
 def build_server(root: Path) -> MCPServer:

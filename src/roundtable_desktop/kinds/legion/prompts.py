@@ -24,6 +24,7 @@ from roundtable_desktop.context.layers import PromptSnapshot, take_snapshot
 from roundtable_desktop.context.sanitize import clean_text
 from roundtable_desktop.domain.calls import ChatMessage, ChatRequest
 from roundtable_desktop.domain.prompts import LayerText
+from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.engine.payloads import system_message
 from roundtable_desktop.engine.structured_call import structured_request
 from roundtable_desktop.kinds.legion.state import (
@@ -82,8 +83,10 @@ def tool_output_line(output: str) -> str:
 
 
 def safe_tool_text(text: str) -> str:
-    """Tool text as it may enter a payload: cleaned, clipped, its tags defused."""
-    return _TAG.sub("[tool_output tag removed]", clean_text(text, limit=TOOL_OUTPUT_CHARS))
+    """Tool text as it may enter a payload: cleaned, clipped, its tags defused, and then
+    (once nothing more is stripped from it) scrubbed of known keys."""
+    return scrub(_TAG.sub("[tool_output tag removed]",
+                          clean_text(text, limit=TOOL_OUTPUT_CHARS)))
 
 
 def addressed(state: LegionState, minion: Minion, channel: Channel,

@@ -65,10 +65,11 @@ from roundtable_desktop.kinds.legion.summary import legion_summary
 from roundtable_desktop.kinds.legion.turn import minion_turn
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.paths import resources_dir
-from roundtable_desktop.sources.mcp_model import McpError
+from roundtable_desktop.sources.mcp_model import McpError, ToolText
 from roundtable_desktop.sources.mcp_process import app_command
 from roundtable_desktop.sources.mcp_servers_config import parse_servers
 from roundtable_desktop.sources.mcp_toolbox import McpToolbox
+from roundtable_desktop.sources.tool_results import text_of
 
 AUTOCHAT, TOPIC, END = "autochat", "topic", "end"
 TOOL_TIMEOUT_S = 30.0
@@ -269,20 +270,21 @@ class LegionSession(SessionProtocol):
         return self.toolbox.tool_specs()
 
     async def run_tool(self, minion: Minion, name: str,
-                       arguments: dict[str, Any]) -> tuple[str, bool]:
-        """The tool's output, or an error line; never raises for a tool's failure."""
+                       arguments: dict[str, Any]) -> tuple[ToolText, bool]:
+        """The tool's output (bounded, with the whole answer's size and hash), or an error
+        line; never raises for a tool's failure."""
         shown = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
         call = ToolCall(name=name[:200], args=[Arg(value=shown[:500], bare=True)])
         try:
-            output = await self.toolbox.call_text(name, arguments, self.tool_timeout_s)
+            output = await self.toolbox.call_kept(name, arguments, self.tool_timeout_s)
             ok = True
         except McpError as exc:
-            output, ok = f"Error: {exc}", False
+            output, ok = text_of(f"Error: {exc}"), False
         except Exception as exc:  # a server that answers nonsense must not end the turn
-            output, ok = f"Error: the tool failed ({type(exc).__name__}).", False
+            output, ok = text_of(f"Error: the tool failed ({type(exc).__name__})."), False
         self.emit(ToolRan(actor_id=minion.id, result=ToolResult(
             call=call, status=ToolStatus.OK if ok else ToolStatus.ERROR,
-            message="" if ok else output[:300])))
+            message="" if ok else output.text[:300])))
         return output, ok
 
     async def _start_scenario_tools(self) -> None:

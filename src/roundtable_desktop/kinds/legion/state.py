@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from roundtable_desktop.context.layers import PromptSnapshot
+from roundtable_desktop.llm.json_numbers import clamped_whole
 
 MIN_SCORE, MAX_SCORE = 1, 100
 NEUTRAL_SCORE = 50
@@ -36,14 +37,10 @@ MODES = tuple(mode for _, _, mode in BANDS)
 
 
 def clamp_score(value: Any, default: int = NEUTRAL_SCORE) -> int:
-    """A score as a whole number from 1 to 100; text and junk become `default`."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return default
-    if number != number:  # NaN
-        return default
-    return int(max(MIN_SCORE, min(MAX_SCORE, round(number))))
+    """A score as a whole number from 1 to 100; text, junk and numbers no float holds
+    (NaN, infinities, 400 digits: llm/json_numbers.py) become `default`."""
+    score = clamped_whole(value, MIN_SCORE, MAX_SCORE)
+    return default if score is None else score
 
 
 def mode_for(score: int) -> str:
@@ -116,11 +113,8 @@ class PerceptionPlan(BaseModel):
     @field_validator("predictedResponseTime", mode="before")
     @classmethod
     def _time_in_range(cls, value: Any) -> int:
-        try:
-            ms = float(value)
-        except (TypeError, ValueError):
-            return 800
-        return int(max(0, min(60_000, ms if ms == ms else 800)))
+        ms = clamped_whole(value, 0, 60_000)
+        return 800 if ms is None else ms
 
 
 # -- minions, channels, messages ------------------------------------------------------------
@@ -154,12 +148,17 @@ class Channel(BaseModel):
 
 
 class ToolStep(BaseModel):
-    """One tool call of a minion's turn: what it asked for and what came back."""
+    """One tool call of a minion's turn: what it asked for and what came back. `output`
+    is what the model was shown of the answer (clipped: kinds/legion/prompts.py
+    TOOL_OUTPUT_CHARS); `original_chars` and `sha256` tell the whole answer (0 and ""
+    in a diary stored before they were kept)."""
 
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     output: str
     ok: bool = True
+    original_chars: int = 0
+    sha256: str = ""
 
 
 class Diary(BaseModel):

@@ -28,6 +28,7 @@ from roundtable_desktop.kinds.legion.prompts import (
     perception_request,
     prompt_snapshot,
     response_request,
+    safe_tool_text,
     tool_call_line,
     tool_output_line,
 )
@@ -132,8 +133,14 @@ async def minion_turn(session: LegionSession, minion: Minion, channel: Channel,
                                "with what it has.")
             break
         name, arguments = plan.toolCall.name, plan.toolCall.arguments
-        output, ok = await session.run_tool(minion, name, arguments)
-        diary.tool_steps.append(ToolStep(name=name, arguments=arguments, output=output, ok=ok))
+        answer, ok = await session.run_tool(minion, name, arguments)
+        output = answer.text
+        # The diary keeps what the model is shown of the answer, and only the size and
+        # hash of the rest (a tool may answer with megabytes).
+        diary.tool_steps.append(ToolStep(name=name, arguments=arguments,
+                                         output=safe_tool_text(output), ok=ok,
+                                         original_chars=answer.original_chars,
+                                         sha256=answer.sha256))
         lines = [*lines, tool_call_line(minion, name, arguments), tool_output_line(output)]
         tool_name, tool_output = name, output
     assert plan is not None

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from roundtable_desktop.llm.json_numbers import finite_number
 from roundtable_desktop.paths import resources_dir
 
 TRAITS: tuple[str, ...] = (
@@ -47,6 +48,13 @@ class TraitProfile(BaseModel):
     risk: float = _trait()
     uncertainty: float = _trait()
     decisiveness: float = _trait()
+
+    @field_validator(*TRAITS, mode="before")
+    @classmethod
+    def _finite(cls, value: Any) -> Any:
+        """A number no float holds (NaN, 1e999, 400 digits) is refused like any bad
+        value (llm/json_numbers.py); the range is the field's."""
+        return finite_number(value)
 
     def as_dict(self) -> dict[str, float]:
         """Trait -> value in the seed's order; whole numbers as ints (the JSON the seed

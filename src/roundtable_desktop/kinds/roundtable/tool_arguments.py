@@ -11,6 +11,7 @@ import re
 from roundtable_desktop.domain.tools import Arg, ToolCall, ToolStatus
 from roundtable_desktop.kinds.roundtable.meeting import MeetingState
 from roundtable_desktop.kinds.roundtable.tools import Param, ToolSpec
+from roundtable_desktop.llm.json_numbers import whole_number
 
 
 def clip(value: str, limit: int) -> str:
@@ -118,12 +119,8 @@ def positive_count(arg: Arg, param: Param) -> int:
     """A whole number >= 1; `3`, `3.0` and `"3"` all count."""
     value = arg.value
     count: int | None = None
-    if isinstance(value, bool):
-        count = None
-    elif isinstance(value, int):
-        count = value
-    elif isinstance(value, float):
-        count = int(value) if value.is_integer() else None
+    if isinstance(value, int | float):
+        count = whole_number(value)  # no bool, NaN, infinity or 400 digits
     elif isinstance(value, str):
         if is_placeholder(value):
             raise Refusal(f"placeholder argument ({clip(value, 40)}): give a number such as 3")

@@ -194,6 +194,9 @@ class TutorSession(SessionProtocol):
         if isinstance(phase, StaticPhase):
             self._choose(phase, _choice_index(phase, action))
             return True
+        if action.option is not None:  # `--choice N` where the student writes: not "N"
+            raise ActionUnavailable("This phase offers no choices: answer in the student's "
+                                    "own words instead.")
         text = (action.text or "").strip()
         if not text:
             raise ActionUnavailable("Write something to send.")

@@ -49,6 +49,7 @@ from roundtable_desktop.llm.errors import (
 from roundtable_desktop.llm.keys import LLM_KEY, X_KEY, YOUTUBE_KEY, KeyStore
 from roundtable_desktop.llm.openai_compat import OpenAICompatClient
 from roundtable_desktop.llm.providers import PRESETS, ModelSettings
+from roundtable_desktop.sources.endpoints import ENV_VARS, X_API, url_problem
 from roundtable_desktop.sources.mcp_model import DEFAULT_MCP_URL
 from roundtable_desktop.ui.dialogs.mcp_servers_dialog import McpServersPanel
 from roundtable_desktop.ui.screen_fit import fit_to_screen, scrolling_body
@@ -145,6 +146,11 @@ class SettingsDialog(QDialog):
         # (kinds/debate/persona_build/sources/x.py).
         self.x_token_edit = _secret_edit("xBearerToken")
         self.forget_x_button = QPushButton("Forget key")
+        self.x_base_url_edit = QLineEdit(settings.x_base_url)
+        self.x_base_url_edit.setObjectName("xBaseUrl")
+        self.x_base_url_edit.setPlaceholderText("X's own (a proxy or mirror goes here)")
+        self.x_base_url_edit.setToolTip(
+            f"Where persona cards read X from; {ENV_VARS[X_API]} overrides it.")
         self.parallel_spin = QSpinBox()
         self.parallel_spin.setObjectName("parallelCalls")
         self.parallel_spin.setRange(1, 32)
@@ -192,6 +198,7 @@ class SettingsDialog(QDialog):
         sources_form.addRow("MCP bridge URL", self.mcp_url_edit)
         sources_form.addRow("X API bearer token (persona cards)",
                             _row(self.x_token_edit, self.forget_x_button))
+        sources_form.addRow("X API address", self.x_base_url_edit)
         sources_box = QGroupBox("Sources")
         sources_box.setLayout(sources_form)
 
@@ -326,12 +333,18 @@ class SettingsDialog(QDialog):
         if not mcp.startswith(("http://", "https://")):
             self.error_label.setText("The MCP bridge URL must start with http:// or https://.")
             return
+        x_base_url = self.x_base_url_edit.text().strip()
+        x_problem = url_problem(x_base_url) if x_base_url else None
+        if x_problem is not None:
+            self.error_label.setText(f"The X API address {x_problem}.")
+            return
         problem = self.mcp_servers.problem()
         if problem is not None:
             self.error_label.setText(problem)
             return
         self._settings.set_model_settings(settings)
         self._settings.mcp_url = mcp
+        self._settings.x_base_url = x_base_url
         notes: list[str] = []
         for edit, _, name, label in self._key_rows():
             value = edit.text().strip()

@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from roundtable_desktop.llm.json_numbers import share
+
 PlanAction = Literal["speak", "interrupt", "listen"]
 ACTION_WORDS = {"speak": "speak", "talk": "speak", "say": "speak", "respond": "speak",
                 "reply": "speak", "interrupt": "interrupt", "cut in": "interrupt",
@@ -33,14 +35,10 @@ def _action(value: Any) -> Any:
     return value
 
 
-def _urgency(value: Any) -> Any:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return value
-    if 1.0 < number <= 100.0:
-        number /= 100.0  # "70" meant 70%
-    return max(0.0, min(1.0, number))
+def _urgency(value: Any) -> float | None:
+    """0-1 ("70" meant 70%); None, refused, for what is no finite number (NaN, 1e999,
+    400 digits: llm/json_numbers.py)."""
+    return share(value)
 
 
 class ActionPlan(BaseModel):

@@ -47,6 +47,7 @@ from roundtable_desktop.kinds.debate.persona_build.config import (
     PersonaConfig,
 )
 from roundtable_desktop.kinds.debate.persona_build.errors import PersonaFailed
+from roundtable_desktop.llm.json_numbers import JsonWhole
 from roundtable_desktop.llm.structured import StructuredReplyError, parse_structured
 
 PERSONA = "persona"  # the purpose of every builder call
@@ -81,7 +82,7 @@ def build_prompts(provider: str = "offline") -> BuildPrompts:
 class FilterReply(BaseModel):
     """The filter's answer: item numbers, most relevant first."""
 
-    indices: list[int] = Field(min_length=1)
+    indices: list[JsonWhole] = Field(min_length=1)
 
 
 class FieldReply(BaseModel):
@@ -105,7 +106,7 @@ class _LooseField(BaseModel):
 class AnchorPick(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    item: int
+    item: JsonWhole
     quote: str
     url: str = ""
 

@@ -6,7 +6,8 @@ profile (X's when X is a source, else the config's name and handle) and every it
 source that fails fails the persona: its CorpusSourceError (a Refusal, one clear
 sentence) is raised again with the source named, so the report says which one; nothing is
 built from a partial corpus the user did not ask for. The X bearer token comes from the
-key store (OS keyring or environment), never from the config.
+key store (OS keyring or environment), never from the config; the X API's address from
+ROUNDTABLE_X_BASE_URL or Settings when either is set (sources/endpoints.py).
 Blocking I/O: callers run it with asyncio.to_thread. Must not call models or import Qt.
 """
 
@@ -25,8 +26,12 @@ from roundtable_desktop.kinds.debate.persona_build.config import (
 from roundtable_desktop.kinds.debate.persona_build.errors import PersonaFailed
 from roundtable_desktop.kinds.debate.persona_build.sources.folder import read_folder
 from roundtable_desktop.kinds.debate.persona_build.sources.manual import read_manual
-from roundtable_desktop.kinds.debate.persona_build.sources.x import fetch_x_timeline
+from roundtable_desktop.kinds.debate.persona_build.sources.x import (
+    DEFAULT_BASE_URL,
+    fetch_x_timeline,
+)
 from roundtable_desktop.llm import keys
+from roundtable_desktop.sources.endpoints import X_API, EndpointError, base_url
 
 _T = TypeVar("_T")
 
@@ -66,7 +71,11 @@ def _x_timeline(username: str, limits: BuildLimits) -> tuple[CorpusProfile, list
     if not token:
         raise PersonaFailed("No X bearer token: store one in Settings (Sources, X API "
                             f"bearer token), or set {keys.ENV_VARS.get(keys.X_KEY, 'it')}.")
-    return fetch_x_timeline(username, token=token, limit=limits.x_posts)
+    try:  # ROUNDTABLE_X_BASE_URL, or the address in Settings, or X's own
+        where = base_url(X_API, DEFAULT_BASE_URL)
+    except EndpointError as exc:
+        raise PersonaFailed(f"Reading X failed: {exc}") from None
+    return fetch_x_timeline(username, token=token, limit=limits.x_posts, base_url=where)
 
 
 def _read(which: str, read: Callable[[], _T]) -> _T:

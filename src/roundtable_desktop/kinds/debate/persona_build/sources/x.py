@@ -19,13 +19,17 @@ token travels only in the Authorization header; it is remembered as a secret, an
 message, exception or repr here carries it or any server text that could echo it.
 Failures raise CorpusSourceError with one sentence: token rejected (401), account not
 found, private (protected) account, rate limit (429: when it resets, as a local time and
-in how many minutes), an empty timeline, the network. Must not import anything above
+in how many minutes), an empty timeline, an answer that is not JSON or is larger than
+any page (read as it comes, refused past MAX_ANSWER_BYTES), the network. `base_url` is
+where the API is: the caller reads ROUNDTABLE_X_BASE_URL or Settings for it
+(sources/endpoints.py, persona_build/source_reading.py). Must not import anything above
 domain or retry on its own (a rate limit is reported, not waited out).
 """
 
 from __future__ import annotations
 
 import html
+import json
 import math
 import re
 import time
@@ -54,6 +58,7 @@ TIMEOUT = httpx.Timeout(connect=5.0, read=15.0, write=10.0, pool=5.0)
 PAGE_MAX = 100  # the API's max_results bounds: 5..100
 PAGE_MIN = 5
 TIMELINE_CAP = 3200  # X serves at most the 3,200 most recent posts of a timeline
+MAX_ANSWER_BYTES = 4 * 2**20  # a page of 100 posts is some 60 KB: anything past this is not
 _USERNAME = re.compile(r"[A-Za-z0-9_]{1,15}")
 _PROFILE_URL = re.compile(r"^(?:https?://)?(?:www\.|mobile\.)?(?:x|twitter)\.com/", re.I)
 _TOKEN_CHARS = re.compile(r"[\x21-\x7e]{8,4096}")
@@ -205,7 +210,10 @@ def _errors(data: dict[str, Any]) -> bool:
 # -- the wire --------------------------------------------------------------------------------
 def _get(client: httpx.Client, path: str, params: dict[str, Any], who: str) -> dict[str, Any]:
     try:
-        response = client.get(path, params=params)
+        with client.stream("GET", path, params=params) as response:
+            if response.status_code != 200:
+                raise CorpusSourceError(_status_sentence(response, who))
+            body = _bounded_body(response, who)
     except httpx.TimeoutException:
         raise CorpusSourceError(f"X did not answer in time while reading {who}; check the "
                                 "network and try again.") from None
@@ -213,16 +221,32 @@ def _get(client: httpx.Client, path: str, params: dict[str, Any], who: str) -> d
         raise CorpusSourceError(f"Could not reach the X API while reading {who}: the network "
                                 "is down or blocked; check the connection and try again."
                                 ) from None
-    if response.status_code != 200:
-        raise CorpusSourceError(_status_sentence(response, who))
     try:
-        data = response.json()
-    except ValueError:
+        data = json.loads(body)
+    except ValueError:  # not JSON, or not text at all
         data = None
     if not isinstance(data, dict):
         raise CorpusSourceError(f"X sent an answer about {who} that is not the expected JSON; "
                                 "try again later.")
     return data
+
+
+def _bounded_body(response: httpx.Response, who: str) -> bytes:
+    """The answer's bytes, read as they come and refused past MAX_ANSWER_BYTES."""
+    too_big = CorpusSourceError(
+        f"X sent an answer about {who} larger than any page of posts (over "
+        f"{MAX_ANSWER_BYTES // 2**20} MB); try again later.")
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
+        raise too_big
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            raise too_big
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _status_sentence(response: httpx.Response, who: str) -> str:
