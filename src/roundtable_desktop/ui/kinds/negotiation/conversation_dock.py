@@ -24,6 +24,7 @@ from roundtable_desktop.kinds.negotiation.state import NegotiationState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.kinds.negotiation.beliefs_plot import side_inks
 from roundtable_desktop.ui.kinds.negotiation.dock_base import NegotiationDock
+from roundtable_desktop.ui.scroll_follow import ScrollFollower
 from roundtable_desktop.ui.theme import inks
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
@@ -62,14 +63,7 @@ class NegotiationConversationDock(NegotiationDock):
         self.view.setOpenExternalLinks(False)
         self.setWidget(self.view)
         self._markup = ""
-        # Follow the newest line unless the reader scrolled back. A flag set by the
-        # reader's own scrolling (actionTriggered: wheel, keys, the bar): the view lays its
-        # text out and moves its scroll bar later on its own (behind a tab: once shown).
-        self._follow = True
-        bar = self.view.verticalScrollBar()
-        bar.actionTriggered.connect(self._on_bar_action_triggered)
-        bar.valueChanged.connect(self._keep_following)
-        bar.rangeChanged.connect(self._keep_following)
+        self.follower = ScrollFollower(self.view)  # the newest line, unless reading back
         self._came_forward = False  # once per session, when the talk begins
         self.refresh()
 
@@ -95,24 +89,9 @@ class NegotiationConversationDock(NegotiationDock):
                            for line in lines) or _quiet("Nothing said yet.", muted))
 
     def _show(self, markup: str) -> None:
-        if markup == self._markup:
-            return
-        bar = self.view.verticalScrollBar()
-        previous = bar.value()
-        self._markup = markup
-        self.view.setHtml(markup)
-        if not self._follow:
-            bar.setValue(previous)  # the reader stays where they were reading
-        self._keep_following()
-
-    def _on_bar_action_triggered(self, _action: int) -> None:
-        bar = self.view.verticalScrollBar()  # the position is the one the action moves to
-        self._follow = bar.sliderPosition() >= bar.maximum() - 4
-
-    def _keep_following(self, *_args: int) -> None:
-        bar = self.view.verticalScrollBar()
-        if self._follow and bar.value() != bar.maximum():
-            bar.setValue(bar.maximum())
+        if markup != self._markup:
+            self._markup = markup
+            self.follower.replace(lambda: self.view.setHtml(markup))
 
     def on_event(self, event: object) -> None:
         if not isinstance(event, StateChanged) or event.part not in SPOKEN_PARTS:
@@ -124,7 +103,7 @@ class NegotiationConversationDock(NegotiationDock):
 
     def _on_bridge_session_changed(self) -> None:
         self._came_forward = False
-        self._follow = True
+        self.follower.reset()
         super()._on_bridge_session_changed()
 
     def _on_theme_changed(self) -> None:
