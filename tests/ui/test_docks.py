@@ -29,6 +29,7 @@ from roundtable_desktop.ui.docks.transcript_dock import REFUSAL_COLOUR, TOOL_COL
 from roundtable_desktop.ui.kinds.roundtable.actors_dock import PROMPT_MIN_LINES, ActorsDock
 from roundtable_desktop.ui.kinds.roundtable.candidates_dock import TITLE_SHARE, CandidatesDock
 from roundtable_desktop.ui.kinds.roundtable.composer_dock import ComposerDock
+from roundtable_desktop.ui.kinds.roundtable.titles import titled_ids
 from roundtable_desktop.ui.kinds.roundtable.whiteboard_dock import WhiteboardDock
 from roundtable_desktop.ui.theme import DARK_INKS, apply_theme, colors
 from tests.fakes.live_meeting import LiveMeeting, start_live_meeting
@@ -194,11 +195,12 @@ def test_whiteboard_dock_shows_the_whiteboard_and_each_actors_notes(qtbot, live_
     dock = _dock(qtbot, WhiteboardDock, live_meeting)
     live_meeting.drive_turns(2)
     state = live_meeting.state
-    board_line = state.whiteboard[-1].text
+    words = titled_ids(state)  # the notes as shown: each video's title beside its id
+    board_line = words(state.whiteboard[-1].text)
     author, notes = next((a, n) for a, n in state.notes.items() if n)
 
     qtbot.waitUntil(lambda: board_line in dock.whiteboard_text())
-    assert notes[-1].text in dock.notes_text()
+    assert words(notes[-1].text) in dock.notes_text()
     assert state.actor_by_id(author).name in dock.notes_text()
 
 

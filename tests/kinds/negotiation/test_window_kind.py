@@ -4,6 +4,8 @@ Offscreen, offline model, on a running qasync loop."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QDockWidget
@@ -16,7 +18,7 @@ from roundtable_desktop.domain.summary import (
 )
 from roundtable_desktop.engine.base import ActionSpec
 from roundtable_desktop.engine.registry import kind_spec
-from roundtable_desktop.kinds.negotiation.scenario import load_scenario
+from roundtable_desktop.kinds.negotiation.scenario import TRAITS, load_scenario
 from roundtable_desktop.kinds.negotiation.state import (
     PlanOption,
     TurnInProgress,
@@ -26,6 +28,7 @@ from roundtable_desktop.ui.kinds.negotiation.window import (
     adjudication_result,
     negotiation_ended,
     next_sentence,
+    standing_out,
 )
 from roundtable_desktop.ui.kinds.registry import window_kind
 from tests.fakes.window_harness import perform
@@ -56,7 +59,8 @@ def test_the_negotiation_names_its_docks_and_where_a_human_seat_writes():
     spec = window_kind("negotiation")
 
     assert {d.cls.__name__ for d in spec.docks} == {"NegotiationBeliefsDock",
-                                                    "NegotiationSequencerDock"}
+                                                    "NegotiationSequencerDock",
+                                                    "NegotiationConversationDock"}
     assert spec.human_seat_dock == "negotiationSequencerDock"
 
 
@@ -136,19 +140,41 @@ def test_the_result_heads_with_the_outcome_then_gives_its_reason_and_who_decided
     assert result.items[0].detail == "Decided by the rule at turn 9 (trigger: commit)."
 
 
-def test_the_result_shows_influence_then_final_models_as_words():
+def test_the_result_shows_influence_then_final_models_as_the_traits_that_stand_out():
     result = adjudication_result(engine_summary())
 
     assert [item.title for item in result.items[1:]] == [
         "Influence: ALLY 0.62 · GATEKEEPER 0.38", "Final model of ALLY"]
-    assert result.items[2].detail == "openness 4 · conscientious 3.5 · tone: warm"
+    assert result.items[2].detail == "high openness 4 · high conscientious 3.5 · tone: warm"
     assert "trajectories" not in result.text
 
 
-def test_the_end_sentence_says_when_the_game_was_adjudicated():
+def test_a_final_model_names_at_most_three_traits_furthest_from_the_middle():
+    traits = {"openness": 3.2, "conscientious": 3, "neuroticism": 1.9, "uncertainty": 1.4,
+              "empathy": 4.8, "authority": 2.4, "risk": 2.9}
+
+    assert standing_out(traits) == "high empathy 4.8 · low uncertainty 1.4 · low neuroticism 1.9"
+    assert standing_out({"openness": 3.2, "logic": 2.8}) == "every trait near the middle (3)"
+
+
+def test_every_item_of_the_result_is_short():
+    summary = engine_summary()
+    whole = json.dumps(dict.fromkeys(TRAITS, 1.5), separators=(",", ":"))
+    summary.result.items[1] = ResultItem(title="Final model of ALLY",
+                                         detail=f"{whole} · tone: measured, cool")
+
+    result = adjudication_result(summary)
+
+    assert all(len(item.title) + len(item.detail) <= 120 for item in result.items)
+    assert not result.text
+
+
+def test_the_end_sentence_says_when_the_game_was_adjudicated_and_how():
     sentence = negotiation_ended(engine_summary(), "Negotiation", 31)
 
-    assert sentence == "The negotiation was adjudicated at turn 9 of at most 24 after 31 calls."
+    assert sentence == ("The negotiation was adjudicated at turn 9 of at most 24 after "
+                        "31 calls: released.")
+    assert adjudication_result(engine_summary()).heading.lower() in sentence
 
 
 def test_before_adjudication_the_result_is_passed_through():

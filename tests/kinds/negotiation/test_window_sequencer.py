@@ -161,10 +161,11 @@ def test_a_human_seat_hears_the_relay_and_sends_its_own_line(qtbot, window):
     keeper = dock.seats["KEEPER"]
     keeper.human_check.click()
     qtbot.waitUntil(lambda: state_of(window).sides["KEEPER"].human, timeout=WAIT_MS)
-    perform(qtbot, window, "take_turn")  # ALLY's reply lands in KEEPER's relay box
+    perform(qtbot, window, "take_turn")  # ALLY's reply is relayed to KEEPER
     ally_line = state_of(window).messages()[-1].text
-    qtbot.waitUntil(lambda: keeper.relay_text() == ally_line, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: ally_line in keeper.heard_label.text(), timeout=WAIT_MS)
     qtbot.waitUntil(keeper.send_button.isEnabled, timeout=WAIT_MS)
+    assert keeper.relay_text() == ""  # the person writes their own line, not ALLY's
     assert dock.status_text() == "KEEPER is a human seat: write in the relay box, then Send."
 
     keeper.relay_box.setPlainText("No. Show me a week of clean logs first.")
@@ -175,6 +176,50 @@ def test_a_human_seat_hears_the_relay_and_sends_its_own_line(qtbot, window):
     last = state_of(window).messages()[-1]
     assert (last.who, last.text, last.human) == (
         "KEEPER", "No. Show me a week of clean logs first.", True)
+
+
+def test_taking_a_seat_empties_its_box_and_quotes_the_other_sides_line(qtbot, window):
+    dock = sequencer_dock(window)
+    ally = dock.seats["ALLY"]
+    perform(qtbot, window, "take_turn")  # ALLY speaks
+    perform(qtbot, window, "take_turn")  # GATEKEEPER answers: relayed to ALLY's box
+    keeper_line = state_of(window).messages()[-1].text
+    qtbot.waitUntil(lambda: ally.relay_text() == keeper_line, timeout=WAIT_MS)
+
+    ally.human_check.click()
+
+    qtbot.waitUntil(lambda: ally.relay_text() == "", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: ally.send_button.isEnabled(), timeout=WAIT_MS)
+    heard = ally.heard_label
+    assert heard.isVisibleTo(ally)
+    assert heard.text() == f"{state_of(window).sides['KEEPER'].name} said: “{keeper_line}”"
+    assert not heard.textInteractionFlags() & Qt.TextInteractionFlag.TextEditable
+    assert ally.relay_label.text() == "Relay box: you write here"
+
+
+def test_send_with_the_emptied_box_puts_no_words_in_the_seats_mouth(qtbot, window):
+    ally = sequencer_dock(window).seats["ALLY"]
+    perform(qtbot, window, "take_turn")
+    perform(qtbot, window, "take_turn")  # GATEKEEPER's line is relayed to ALLY
+    sent = len(state_of(window).messages())
+    ally.human_check.click()
+    qtbot.waitUntil(lambda: ally.send_button.isEnabled(), timeout=WAIT_MS)
+
+    ally.send_button.click()
+
+    wait_idle(qtbot, window)
+    assert len(state_of(window).messages()) == sent
+
+
+def test_an_ai_seat_shows_what_it_hears_in_its_box_and_quotes_nothing(qtbot, window):
+    keeper = sequencer_dock(window).seats["KEEPER"]
+
+    perform(qtbot, window, "take_turn")
+
+    ally_line = state_of(window).messages()[-1].text
+    qtbot.waitUntil(lambda: keeper.relay_text() == ally_line, timeout=WAIT_MS)
+    assert not keeper.heard_label.isVisibleTo(keeper)
+    assert keeper.relay_label.text() == "Relay box: what KEEPER hears"
 
 
 def test_an_ai_seat_cannot_send_from_its_relay_box_and_says_why(window):

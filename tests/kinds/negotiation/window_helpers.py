@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from roundtable_desktop.kinds.negotiation.state import NegotiationState
 from roundtable_desktop.ui.kinds.negotiation.beliefs_dock import NegotiationBeliefsDock
+from roundtable_desktop.ui.kinds.negotiation.conversation_dock import (
+    NegotiationConversationDock,
+)
 from roundtable_desktop.ui.kinds.negotiation.sequencer_dock import NegotiationSequencerDock
 from roundtable_desktop.ui.window.main_window import MainWindow
 from tests.fakes.window_harness import WAIT_MS, perform, wait_idle
 
-NEGOTIATION_DOCKS = {"negotiationBeliefsDock", "negotiationSequencerDock"}
+NEGOTIATION_DOCKS = {"negotiationBeliefsDock", "negotiationSequencerDock",
+                     "negotiationConversationDock"}
 ROUNDTABLE_OWN = {"actorsDock", "candidatesDock", "whiteboardDock", "mcpDock", "composerDock"}
 
 
@@ -54,6 +58,12 @@ def state_of(window: MainWindow) -> NegotiationState:
 def beliefs_dock(window: MainWindow) -> NegotiationBeliefsDock:
     dock = window.docks["negotiationBeliefsDock"]
     assert isinstance(dock, NegotiationBeliefsDock)
+    return dock
+
+
+def conversation_dock(window: MainWindow) -> NegotiationConversationDock:
+    dock = window.docks["negotiationConversationDock"]
+    assert isinstance(dock, NegotiationConversationDock)
     return dock
 
 

@@ -10,11 +10,15 @@ entry is finalized by its CallFinished. Tokens are buffered and flushed at most 
 FLUSH_MS, one insert per live call per flush, at a cursor that other inserts never move,
 so a fast stream never re-renders the view or stalls the loop. Untrusted text is
 inserted as plain text. Colours follow the theme: a palette change re-renders with the
-inks for the new background. Must hold no engine logic.
+inks for the new background. The shown kind may word its lines for people
+(`set_wording`, from its window spec: the roundtable puts titles beside video ids);
+a streamed reply stays the model's text as it came. Must hold no engine logic and
+never name a kind.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QTimer
@@ -24,6 +28,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 from roundtable_desktop.domain.calls import CallStatus
 from roundtable_desktop.domain.events import CallFinished, CallStarted
 from roundtable_desktop.domain.transcript import TranscriptKind
+from roundtable_desktop.engine.base import SessionProtocol
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
 from roundtable_desktop.ui.theme import LIGHT_INKS, Inks, inks, monospace_font
@@ -38,7 +43,8 @@ PREFIX = {
     TranscriptKind.REFUSAL.value: "✗ ",
     TranscriptKind.SYSTEM.value: "· ",
 }
-# The roundtable's state parts that change its transcript; other kinds refresh on any part.
+# A kind's wording of its texts for people: given the session, text -> words shown.
+Wording = Callable[[SessionProtocol], Callable[[str], str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +82,7 @@ class TranscriptDock(BridgeDock):
         self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setWidget(self.view)
 
+        self._wording: Wording | None = None
         self._rendered = 0  # transcript lines shown
         self._last: Line | None = None
         self._replies: dict[int, list[_Reply]] = {}  # by transcript length at call start
@@ -98,6 +105,14 @@ class TranscriptDock(BridgeDock):
     def text(self) -> str:
         return self.view.toPlainText()
 
+    def set_wording(self, wording: Wording | None) -> None:
+        """Show the lines in the shown kind's words (its window spec's `wording`; None:
+        as they are); what the session holds and sends is never changed."""
+        if wording is self._wording:
+            return
+        self._wording = wording
+        self._render_all(self._lines())
+
     def live_calls(self) -> list[str]:
         """The call_ids streaming into the dock now, in the order they started."""
         return list(self._live)
@@ -112,11 +127,12 @@ class TranscriptDock(BridgeDock):
     # -- transcript lines ----------------------------------------------------------------
     def _lines(self) -> list[Line] | None:
         """The session's transcript as lines (None with no session)."""
-        summary = self.bridge.summary()
-        if summary is None:
+        session = self.bridge.session()
+        if session is None:
             return None
-        return [Line(name=entry.speaker, kind=entry.kind, text=entry.text,
-                     channel=entry.channel) for entry in summary.transcript]
+        words = self._wording(session) if self._wording is not None else _as_is
+        return [Line(name=entry.speaker, kind=entry.kind, text=words(entry.text),
+                     channel=entry.channel) for entry in session.summary().transcript]
 
     def refresh(self) -> None:
         """Show the transcript: append new lines, or re-render if it diverged."""
@@ -298,6 +314,10 @@ class TranscriptDock(BridgeDock):
     def _scroll_to_bottom(self) -> None:
         bar = self.view.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 def _formats(base: QFont, ink: Inks) -> dict[str, QTextCharFormat]:

@@ -9,7 +9,10 @@ sentence built from `next_step()`), and `menu_entries`: the kind's own entries, 
 in the Session menu while the kind is shown (MenuEntry: text, shortcut, object name,
 and `run(window)`, which may return a dialog the window keeps alive until it closes).
 `rehearsal` says how `roundtable rehearse` plays the kind to its end (ui/rehearsal/).
-Must not build widgets or hold session state.
+`wording` (None: none) words a text of the session for people in the shared docks (the
+Transcript): given the session shown, a function from a text to the words shown (the
+roundtable puts each video's title beside its id); what is sent and stored never
+changes. Must not build widgets or hold session state.
 """
 
 from __future__ import annotations
@@ -68,3 +71,4 @@ class WindowKind:
     next_sentence: Callable[[SessionProtocol], str] | None = None
     menu_entries: tuple[MenuEntry, ...] = ()
     rehearsal: Rehearsal = Rehearsal()
+    wording: Callable[[SessionProtocol], Callable[[str], str]] | None = None

@@ -211,7 +211,12 @@ class MainWindow(QMainWindow):
 
     def _show_kind_docks(self, kind: str) -> None:
         self._kind = kind
-        self._docks.show_kind(window_kind(kind).docks)
+        spec = window_kind(kind)
+        self._docks.show_kind(spec.docks)
+        for dock in self.docks.values():  # the shared docks word texts as the kind does
+            set_wording = getattr(dock, "set_wording", None)
+            if set_wording is not None:
+                set_wording(spec.wording)
         if self.presenter:
             self._compact_docks()  # at once: the normal layout may not fit the screen
 

@@ -1,8 +1,10 @@
 """One side's seat in the Sequencer: who plays it, its relay box, its voice, its model.
 
 - Human seat: ticked, a person writes this side's lines (set_seat).
-- Relay box: the other side's last reply lands here (relay mode); a human seat edits it
-  and sends it as its line (Send: the window performs `send`). Edits are kept as the
+- Relay box: the other side's last reply lands here (relay mode). A human seat writes its
+  own line here and sends it (Send: the window performs `send`): for a person the box
+  never holds the other side's words (they would go out in this side's mouth); what the
+  other side said stands above it instead, quoted and read-only. Edits are kept as the
   seat's relay text (edit_relay) once typing pauses; the box is never overwritten while
   it holds edits not yet kept.
 - Voice: a voice of the speech engine and "Read aloud" (set_voice); disabled, with the
@@ -40,7 +42,9 @@ from roundtable_desktop.kinds.negotiation.state import (
     SET_SEAT,
     SET_VOICE,
     NegotiationState,
+    other_side,
 )
+from roundtable_desktop.ui.text_label import text_label
 
 RELAY_PAUSE_MS = 700
 NO_VOICE = "(engine default)"
@@ -67,6 +71,12 @@ class SeatPanel(QWidget):
         self.human_check.toggled.connect(self._on_human_check_toggled)
 
         self.relay_label = QLabel("Relay box")
+        # What the other side said, for a person answering it: read-only, never sent.
+        self.heard_label = text_label(f"heard_{side}")
+        self.heard_label.setVisible(False)
+        quoted = self.heard_label.font()
+        quoted.setItalic(True)
+        self.heard_label.setFont(quoted)
         self.relay_box = QPlainTextEdit()
         self.relay_box.setObjectName(f"relayBox_{side}")
         self.relay_box.setTabChangesFocus(True)
@@ -127,6 +137,7 @@ class SeatPanel(QWidget):
         column.setContentsMargins(4, 4, 4, 4)
         column.setSpacing(4)
         column.addWidget(self.human_check)
+        column.addWidget(self.heard_label)
         column.addLayout(send_row)
         column.addWidget(self.relay_box)
         column.addLayout(voice_row)
@@ -162,10 +173,17 @@ class SeatPanel(QWidget):
         self._filling = True
         try:
             self.human_check.setChecked(seat.human)
+            wanted = box_text(state, self.side)
             if self.relay_box.toPlainText() == self._relay_loaded \
-                    and seat.input_text != self._relay_loaded:
-                self.relay_box.setPlainText(seat.input_text)
-                self._relay_loaded = seat.input_text
+                    and wanted != self._relay_loaded:
+                self.relay_box.setPlainText(wanted)
+                self._relay_loaded = wanted
+            heard = heard_line(state, self.side) if seat.human else ""
+            other = state.sides[other_side(self.side)].name
+            self.heard_label.setText(f"{other} said: “{heard}”" if heard else "")
+            self.heard_label.setVisible(bool(heard))
+            self.heard_label.setToolTip(f"What {other} said last: shown to answer, never "
+                                        "sent.")
             index = max(0, self.voice_combo.findData(seat.voice or ""))
             self.voice_combo.setCurrentIndex(index)
             self.speak_check.setChecked(seat.speak)
@@ -194,6 +212,9 @@ class SeatPanel(QWidget):
                                     "line (Ctrl+Shift+Return).")
         self.relay_label.setText("Relay box: you write here" if seat.human
                                  else f"Relay box: what {self.side} hears")
+        self.relay_box.setPlaceholderText(
+            f"Write {seat.name}'s line here, then Send." if seat.human else
+            "The other side's last reply lands here; a human seat writes its line here.")
 
     def relay_text(self) -> str:
         return self.relay_box.toPlainText()
@@ -251,3 +272,21 @@ class SeatPanel(QWidget):
         spin = self.sampling_spins[key]
         self.edited.emit(Edit(id=SET_SAMPLING, params={
             "seat": self.side, "sampling": {key: float(spin.value())}}))
+
+
+def heard_line(state: NegotiationState, side: str) -> str:
+    """The other side's last line sent (its opening line before any), or ""."""
+    other = other_side(side)
+    return next((e.text for e in reversed(state.messages()) if e.who == other), "")
+
+
+def box_text(state: NegotiationState, side: str) -> str:
+    """What `side`'s relay box holds: the relay text, except that a human seat's box never
+    holds the other side's words (relayed there when it was an AI seat, or still there
+    from the other side's last reply): a person writes their own line in it."""
+    seat = state.sides[side]
+    if not seat.human:
+        return seat.input_text
+    theirs = {state.sides[other_side(side)].last_text.strip(), heard_line(state, side).strip()}
+    text = seat.input_text
+    return "" if text.strip() and text.strip() in theirs else text

@@ -44,7 +44,7 @@ class CandidatesDock(RoundtableDock):
     candidateActivated = Signal(str)
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
-        super().__init__("Candidates and suggestions", "candidatesDock", bridge, parent)
+        super().__init__("Candidates", "candidatesDock", bridge, parent)
         self.candidates_label = QLabel("Candidates")
         self.candidate_tree = CandidateTreeView(
             ["Rank", "Title", "Channel", "Duration"], "candidateTree",

@@ -1,10 +1,14 @@
 """The roundtable meeting in the window: its own docks and how its result reads.
 
-Docks: Actors (left, above the shared Polygon), Candidates and suggestions (right),
-Whiteboard and notes with MCP tabbed on it (right, below), and the Human seat composer
-tabbed with the shared Transcript. The result is the committed suggestion list, headed
-"Final suggestions" once the meeting was finalized. Must not build widgets or read the
-meeting beyond its summary.
+Docks: Actors (left, above the shared Polygon), Candidates (right: the candidates and
+the suggestions), Whiteboard (right, below: the whiteboard and the private notes) with
+MCP tabbed on it, and the Human seat composer tabbed with the shared Transcript (short
+titles: presenter mode's tab groups at 1366x768 then hold the Whiteboard too). The
+result is the committed suggestion list, headed "Final suggestions" once the meeting was
+finalized. The shared Transcript shows each video's title beside its id (`wording`,
+titles.py), as the Whiteboard does; the payload keeps the ids as sent. Must not build
+widgets or read the meeting beyond its summary (and its candidates' titles, for the
+wording).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from roundtable_desktop.ui.kinds.roundtable.actors_dock import ActorsDock
 from roundtable_desktop.ui.kinds.roundtable.candidates_dock import CandidatesDock
 from roundtable_desktop.ui.kinds.roundtable.composer_dock import ComposerDock
 from roundtable_desktop.ui.kinds.roundtable.mcp_dock import McpDock
+from roundtable_desktop.ui.kinds.roundtable.titles import roundtable_wording
 from roundtable_desktop.ui.kinds.roundtable.whiteboard_dock import WhiteboardDock
 from roundtable_desktop.ui.kinds.spec import WindowKind
 from roundtable_desktop.ui.window.dock_set import Area, DockSpec
@@ -54,4 +59,5 @@ ROUNDTABLE_WINDOW = WindowKind(
     result=meeting_result,
     what_happened=meeting_ended,
     human_seat_dock="composerDock",
+    wording=roundtable_wording,
 )
