@@ -71,4 +71,6 @@ class WindowKind:
     next_sentence: Callable[[SessionProtocol], str] | None = None
     menu_entries: tuple[MenuEntry, ...] = ()
     rehearsal: Rehearsal = Rehearsal()
+    # Presenter mode: the docks (object names) the room should see first, when not all fit.
+    presenter_docks: tuple[str, ...] = ()
     wording: Callable[[SessionProtocol], Callable[[str], str]] | None = None

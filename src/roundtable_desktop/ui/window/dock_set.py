@@ -194,15 +194,19 @@ class WindowDocks:
             window.resizeDocks(docks, widths, Qt.Orientation.Horizontal)
 
     # -- presenter: the centre first, the docks in tabs beside it ----------------------------
-    def compact(self) -> list[QDockWidget]:
+    def compact(self, first: Sequence[str] = ()) -> list[QDockWidget]:
         """Every dock into tab groups stacked in the right column (COMPACT_SHARE of the
         window), so the payload view takes the rest of the width and the whole height. A
         group takes docks while its tabs fit whole in the column; at most COMPACT_GROUPS
-        groups; the docks left over are hidden (View › Docks shows them). Returns them."""
+        groups; the docks left over are hidden (View › Docks shows them). The docks named
+        in `first` (object names: what the kind wants the room to see) come first, then the
+        kind's others, then the shared ones. Returns the hidden docks."""
         window = self._window
         shared = sorted(self._shared, key=lambda p: COMPACT_SHARED_ORDER.index(p[0].class_name)
                         if p[0].class_name in COMPACT_SHARED_ORDER else len(COMPACT_SHARED_ORDER))
-        order = [d for _s, d in [*self._own, *shared] if not d.isFloating() and not d.isHidden()]
+        docks = [d for _s, d in [*self._own, *shared] if not d.isFloating() and not d.isHidden()]
+        rank = {name: i for i, name in enumerate(first)}
+        order = sorted(docks, key=lambda d: rank.get(d.objectName(), len(rank)))
         column = int(window.width() * COMPACT_SHARE)
         groups: list[list[QDockWidget]] = [[]]
         used = 0

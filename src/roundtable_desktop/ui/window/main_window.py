@@ -321,7 +321,7 @@ class MainWindow(QMainWindow):
     def _compact_docks(self) -> None:
         if not self.presenter:
             return
-        self._docks.compact()
+        self._docks.compact(window_kind(self._kind).presenter_docks)
         self._back_on_screen()
 
     def _back_on_screen(self) -> None:

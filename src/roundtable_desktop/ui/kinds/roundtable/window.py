@@ -60,4 +60,6 @@ ROUNDTABLE_WINDOW = WindowKind(
     what_happened=meeting_ended,
     human_seat_dock="composerDock",
     wording=roundtable_wording,
+    # The room follows the list, the transcript and the whiteboard; the editors wait.
+    presenter_docks=("candidatesDock", "transcriptDock", "whiteboardDock", "polygonDock"),
 )
