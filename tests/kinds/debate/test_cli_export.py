@@ -27,8 +27,18 @@ def test_run_ends_with_a_map_where_one_claim_converged_and_one_did_not(tmp_path,
     assert _run(tmp_path / "d.sqlite3") == 0
     out = capsys.readouterr().out
     assert "Disagreement map" in out
-    assert "c1: converged" in out and "c2: split" in out
-    assert "Stop: diverged" in out
+    assert "c1 converged (pro 100%)" in out and "c2 split" in out
+
+
+def test_run_says_the_result_in_one_consistent_sentence(tmp_path, capsys):
+    assert _run(tmp_path / "d.sqlite3") == 0
+    out = capsys.readouterr().out
+
+    sentence = "Stopped after 2 merge cycles: c1 converged (pro 100%), c3 converged (con " \
+               "100%), c2 split."
+    assert f"  {sentence}" in out
+    assert "diverged" not in out  # the stop condition is worded beside the outcomes
+    assert "Why it stopped — The disagreement held: stance entropy" in out
 
 
 def test_a_hand_of_two_is_refused_with_one_sentence(tmp_path, capsys):

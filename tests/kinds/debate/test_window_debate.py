@@ -15,6 +15,7 @@ from roundtable_desktop.ui.kinds.debate.answers_dock import DebateAnswersDock
 from roundtable_desktop.ui.kinds.debate.cards_dock import DebateCardsDock
 from roundtable_desktop.ui.kinds.debate.polygon_dock import DebatePolygonDock
 from roundtable_desktop.ui.kinds.debate.room_dock import DebateRoomDock
+from roundtable_desktop.ui.kinds.debate.window import debate_ended
 from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.window.main_window import MainWindow
 from tests.fakes.window_harness import (
@@ -107,15 +108,36 @@ def test_a_hand_dealt_from_the_cards_plays_offline_to_the_map_the_end_panel_show
     converged = sum(1 for o in state.outcomes if o.status == "converged")
     assert panel.heading_text() == \
         f"{converged} converged, {len(state.outcomes) - converged} split"
-    assert panel.headline_text().startswith("The debate drew its disagreement map after")
+    assert panel.headline_text() == debate_ended(window.bridge.summary(), "Debate",
+                                                 window.call_count())
+    assert panel.headline_text().startswith("Stopped after 2 merge cycles, in ")
     titles = panel.item_titles()
-    assert titles[0].startswith("Claim c")  # each claim's outcome first
-    for part in ("Crux", "Fault line", "Flip conditions of", "Evidence ledger of",
-                 "Resolution path"):
-        assert any(t.startswith(part) for t in titles), part
+    assert titles[:len(state.outcomes)] == [f"{o.claim} {o.status}" for o in state.outcomes]
+    assert "Crux" in titles
     room = dock(window, "debateRoomDock", DebateRoomDock)
     qtbot.waitUntil(lambda: "ended" in room.next_label.text(), timeout=WAIT_MS)
     assert room.crux_lines() and room.flip_lines()
+
+
+def test_after_the_map_the_game_room_holds_the_whole_map_in_the_results_words(
+    qtbot, make_window
+):
+    """One played debate, two readings (a debate to its map takes a while offscreen)."""
+    window = make_window(start=False)
+    start_debate(qtbot, window)
+    play_to_the_map(qtbot, window)
+    room = dock(window, "debateRoomDock", DebateRoomDock)
+    room.select_claim("c1")
+    qtbot.waitUntil(lambda: room.tabs.tabText(2).startswith("Map ("), timeout=WAIT_MS)
+
+    lines = room.map_lines()  # the whole map, which the end panel leaves out
+    assert lines[0] == window.bridge.summary().result.text
+    for part in ("c1 converged", "Why it stopped", "Crux: ", "Fault line (",
+                 "Flip conditions of ", "Evidence ledger of ", "Resolution path"):
+        assert any(line.startswith(part) for line in lines), part
+    # A claim's outcome beside how the debate stopped: one result, never "diverged".
+    assert room.outcome.text() == ("Converged: pro holds 100% of the confidence; 0 heavy "
+                                   "open cruxes. The debate stopped after 2 merge cycles.")
 
 
 def test_a_rounds_answers_stream_side_by_side_each_into_its_agents_column(

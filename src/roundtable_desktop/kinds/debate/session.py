@@ -73,7 +73,7 @@ from roundtable_desktop.kinds.debate.state import (
     RoundRecord,
     StanceReply,
 )
-from roundtable_desktop.kinds.debate.summary import debate_summary
+from roundtable_desktop.kinds.debate.summary import debate_summary, result_sentence
 from roundtable_desktop.kinds.debate.tables import (
     assign_tables,
     claim_cruxes,
@@ -344,12 +344,7 @@ class DebateSession(SessionProtocol):
         s.ended = True
         self.emit(StateChanged(part="map"))
         self.set_phase("ended")
-        converged = [o.claim for o in s.outcomes if o.status == "converged"]
-        split = [o.claim for o in s.outcomes if o.status != "converged"]
-        self.emit(SessionEnded(reason=f"Stopped: {s.stop_reason or 'done'} "
-                                      f"({s.stop_detail}). Converged: "
-                                      f"{', '.join(converged) or 'none'}; split: "
-                                      f"{', '.join(split) or 'none'}."))
+        self.emit(SessionEnded(reason=result_sentence(s)))
         return True
 
     # -- payloads, persistence, summary -----------------------------------------------------------

@@ -29,6 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.kinds.debate.convergence import (
     StanceReport,
     by_claim,
@@ -121,9 +122,9 @@ def diverged(history: Sequence[DebateSnapshot], limits: StopThresholds) -> tuple
         if new:
             return False, f"event {index + 1} found crux {new[0]!r}"
         seen.update(c.id for c in snapshot.cruxes)
+    last = count_of(n, "event") if n > 1 else "event"
     return True, (
-        f"stance entropy ≥ {limits.high_entropy_bits:g} bits and no new crux "
-        f"for the last {n} events"
+        f"stance entropy ≥ {limits.high_entropy_bits:g} bits and no new crux for the last {last}"
     )
 
 

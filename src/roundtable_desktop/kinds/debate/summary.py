@@ -1,6 +1,13 @@
 """The debate as a kind-neutral SessionSummary: the disagreement map first (the result),
 then the claims, initial stances, every round's answers and every merge (the transcript).
 
+The result reads as one: its text is one sentence built from the claims' outcomes
+("Stopped after 2 merge cycles: c1 converged (pro 100%), c3 converged (con 100%), c2
+split."), each claim's item is titled with the same words, and why the debate stopped
+(the stop condition and its figures, as they stood at that event) is an item of its own,
+worded so it never contradicts the outcomes. `claim_figures` reads a claim item's detail
+back into the claim's text and its figures (the window shows them on two lines).
+
 Export (HTML, Markdown, JSON), the CLI and the session list show a debate through this.
 Reads a DebateState (live) or a stored state dict; must not change either.
 """
@@ -22,7 +29,65 @@ from roundtable_desktop.kinds.debate.classical.summary import (
     classical_entries,
     classical_progress,
 )
-from roundtable_desktop.kinds.debate.state import ClaimPosition, DebateState
+from roundtable_desktop.kinds.debate.state import ClaimOutcome, ClaimPosition, DebateState
+
+FIGURES_SEP = " — "  # between a claim's text and its figures (the figures never hold it)
+WHY_TITLE = "Why it stopped"
+# How each stop condition of seed 004 reads beside the outcomes (never "diverged" beside
+# "converged": the condition speaks of the debate at that event, the outcomes of its end).
+STOP_WORDS = {"converged": "the tables agreed", "diverged": "the disagreement held",
+              "cap": "it reached the most it may run"}
+
+
+def outcome_words(outcome: ClaimOutcome) -> str:
+    """"c1 converged (pro 100%)", "c2 split (con 60%)", "c2 split" (no side leads)."""
+    lead = f" ({outcome.side} {outcome.share:.0%})" if outcome.side else ""
+    return f"{outcome.claim} {outcome.status}{lead}"
+
+
+def is_outcome_title(title: str) -> bool:
+    """Whether a result item's title is a claim's outcome ("c1 converged (pro 100%)")."""
+    head, _, rest = title.partition(" ")
+    return bool(head) and head[0] == "c" and head[1:].isdigit() and \
+        rest.split(" ")[0] in ("converged", "split")
+
+
+def claim_figures(detail: str) -> tuple[str, str]:
+    """A claim item's detail as (the claim's text, its figures)."""
+    text, sep, figures = detail.rpartition(FIGURES_SEP)
+    return (text, figures) if sep else (detail, "")
+
+
+def _so_far(state: DebateState) -> str:
+    """"2 merge cycles" (blitz) or "12 turns" (classical): how far the debate went."""
+    if state.mode == "classical":
+        return count_of(len(state.classical.turns) if state.classical else 0, "turn")
+    return count_of(len(state.merges), "merge cycle")
+
+
+def result_sentence(state: DebateState) -> str:
+    """"Stopped after 2 merge cycles: c1 converged (pro 100%), c3 converged (con 100%), c2
+    split." — converged claims first; "" before any claim has an outcome."""
+    if not state.outcomes:
+        return ""
+    ordered = sorted(state.outcomes, key=lambda o: o.status != "converged")
+    return f"{stopped_words(state)}: {', '.join(outcome_words(o) for o in ordered)}."
+
+
+def stopped_words(state: DebateState) -> str:
+    """"Stopped after 2 merge cycles", "Stopped at the cap of 1 merge cycle", "Stopped
+    after 12 turns" ("Ended after …" when no stop condition was met)."""
+    if state.stop_reason == "cap":
+        return f"Stopped at the cap of {_so_far(state)}"
+    return f"{'Stopped' if state.stop_reason else 'Ended'} after {_so_far(state)}"
+
+
+def _why(state: DebateState) -> list[ResultItem]:
+    if not state.stop_reason:
+        return []
+    words = STOP_WORDS.get(state.stop_reason, state.stop_reason)
+    detail = f"{words}: {state.stop_detail}" if state.stop_detail else words
+    return [ResultItem(title=WHY_TITLE, detail=f"{detail[:1].upper()}{detail[1:]}.")]
 
 
 def _positions(turn_stances: list[ClaimPosition]) -> str:
@@ -30,12 +95,13 @@ def _positions(turn_stances: list[ClaimPosition]) -> str:
 
 
 def _map_items(state: DebateState) -> list[ResultItem]:
-    items = [ResultItem(title=f"{o.claim}: {o.status}",
-                        detail=f"{state.claim(o.claim).text} — {o.side or 'no side'} "
-                               f"{o.share:.0%} of confidence; entropy {o.entropy_bits:.2f} "
-                               f"bits; distance {o.distance:.2f}; heavy open cruxes "
-                               f"{o.heavy_open}")
+    items = [ResultItem(title=outcome_words(o),
+                        detail=f"{state.claim(o.claim).text}{FIGURES_SEP}"
+                               f"{o.side or 'no side'} {o.share:.0%} of confidence; entropy "
+                               f"{o.entropy_bits:.2f} bits; distance {o.distance:.2f}; "
+                               f"{count_of(o.heavy_open, 'heavy open crux', 'heavy open cruxes')}")
              for o in state.outcomes]
+    items += _why(state)
     m = state.map
     if m is None:
         return items
@@ -85,8 +151,6 @@ def _entries(state: DebateState) -> list[TranscriptEntry]:
 
 
 def debate_summary(state: DebateState) -> SessionSummary:
-    stop = (f"Stop: {state.stop_reason} — {state.stop_detail}." if state.stop_reason
-            else "")
     return SessionSummary(
         kind="debate",
         title=f"{state.topic} ({state.deck_title or state.deck}"
@@ -95,7 +159,7 @@ def debate_summary(state: DebateState) -> SessionSummary:
                       for a in state.agents],
         transcript=_entries(state),
         result=ResultSection(heading="Disagreement map", items=_map_items(state),
-                             text=stop, final=state.ended,
+                             text=result_sentence(state), final=state.ended,
                              empty_text="No map yet: the debate is still running."),
         ended=state.ended,
         progress=classical_progress(state) if state.mode == "classical" else

@@ -4,18 +4,20 @@ Browser: a deck chooser and a grid of the deck's cards (avatar, name, handle, su
 locked cards are greyed and cannot be selected. Detail: the selected card's name,
 handle and suite and one sentence for each of the six dimensions, with "Add to hand".
 Hand: 3-8 cards, the topic, the mode (Blitz: table rounds and merges; Classical: a
-conversation with plans and interruptions) and Deal (Ctrl+Return), which performs
-Action(id="deal", params={"cards": [ids]}, text=topic) on the shown debate when it is of this deck
-and mode and not under way yet; otherwise it starts a new debate of this deck in that
-mode (the session option `mode`) and deals there.
+conversation with plans and interruptions) and Deal (Alt+D), which performs
+Action(id="deal", params={"cards": [ids]}, text=topic) on the shown debate when it is of
+this deck and mode and not under way yet; otherwise it starts a new debate of this deck
+in that mode (the session option `mode`) and deals there, asking first when the shown
+debate is under way (new_deal.py). The deck's description is shown whole (wrapped).
 A hand that cannot be dealt is refused here with the engine's own reason.
 New card… (beside the deck chooser; the Session menu's New card…, Ctrl+Shift+K) opens
 the card builder (docks/debate_card_builder_dialog.py); a card it builds is shown at
 once: the deck list is read again and the card's deck shown with the card selected.
 Keyboard: arrows move in the grid, Enter adds the card, Delete removes the hand's
-selected card, Ctrl+Return deals (debate_cards_keys.py). The grid's widget and items are
-built in debate_cards_grid.py, the detail in debate_cards_detail.py; this dock holds the
-deck, the hand and the dealing. Must hold no engine logic.
+selected card (cards_keys.py), Alt+D deals; Ctrl+Return stays the toolbar's next step,
+as the status line says, wherever the focus is. The grid's widget and items are built in
+cards_grid.py, the detail in cards_detail.py; this dock holds the deck, the hand and the
+dealing. Must hold no engine logic.
 """
 
 from __future__ import annotations
@@ -47,7 +49,6 @@ from roundtable_desktop.kinds.debate.deck import (
 )
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
-from roundtable_desktop.ui.elided_label import ElidedLabel
 from roundtable_desktop.ui.kinds.debate.card_builder_dialog import DebateCardBuilderDialog
 from roundtable_desktop.ui.kinds.debate.cards_builder import DebateCardsBuilderHolder
 from roundtable_desktop.ui.kinds.debate.cards_detail import DebateCardDetailView, card_label
@@ -64,8 +65,13 @@ from roundtable_desktop.ui.kinds.debate.cards_grid import (
 )
 from roundtable_desktop.ui.kinds.debate.cards_keys import DebateCardsKeyFilter
 from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock
+from roundtable_desktop.ui.kinds.debate.new_deal import (
+    NewDebateDeal,
+    calls_shown,
+    under_way_words,
+)
 from roundtable_desktop.ui.layouts import column_of
-from roundtable_desktop.ui.text_label import buddy_label
+from roundtable_desktop.ui.text_label import WrappedLabel, buddy_label
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 MODES = (("blitz", "Blitz"), ("classical", "Classical"))
@@ -78,7 +84,6 @@ class DebateCardsDock(DebateDock):
         self._filled_for: str | None = None  # the session whose hand is shown
         self._deck: Deck | None = None
         self._hand: list[str] = []
-        self._pending_deal: tuple[str, list[str], str] | None = None
 
         self.deck_combo = QComboBox()
         self.deck_combo.setObjectName("debateDeckCombo")
@@ -87,7 +92,7 @@ class DebateCardsDock(DebateDock):
         self.new_card_button.setToolTip(plain_tooltip(
             "Make a card from a feed, a folder of notes or pasted excerpts (Ctrl+Shift+K)."))
         self._builder = DebateCardsBuilderHolder(self, bridge, runner)
-        self.deck_note = ElidedLabel("")  # one line; the whole description in its tooltip
+        self.deck_note = WrappedLabel("")  # the deck's topic whole: it wraps, never cut
         self.deck_note.setObjectName("debateDeckNote")
         self.grid = new_card_grid()
         self.detail_view = DebateCardDetailView()
@@ -103,9 +108,14 @@ class DebateCardsDock(DebateDock):
         self.topic = QLineEdit()
         self.topic.setObjectName("debateTopic")
         self.topic.setPlaceholderText("The debate's topic, as a question")
-        self.deal_button = QPushButton("Deal  (Ctrl+Return)")
+        # Its own key: Ctrl+Return is the session's next step (the toolbar's), so a
+        # presenter pressing what the status line names never re-deals.
+        self.deal_button = QPushButton("&Deal  (Alt+D)")
         self.deal_button.setObjectName("debateDeal")
         self.reason = card_label("debateDealReason")
+        self.new_deal = NewDebateDeal(self, runner, self.state, self.perform,
+                                      self.reason.setText)
+        self.question = self.new_deal.question
         self.mode_combo = QComboBox()
         self.mode_combo.setObjectName("debateMode")
         for mode, label in MODES:
@@ -160,14 +170,10 @@ class DebateCardsDock(DebateDock):
         self.new_card_button.clicked.connect(self.open_card_builder)
         self._builder.cardBuilt.connect(self._on_builder_card_built)
         self.topic.returnPressed.connect(self.deal)
-        # Ctrl+Return in the dock deals (the toolbar's Ctrl+Return is the session's step).
         self.keys = DebateCardsKeyFilter(self, grid=self.grid, hand_list=self.hand_list,
-                                         deal=self.deal, add=self._on_add_clicked,
+                                         add=self._on_add_clicked,
                                          remove=self._on_remove_clicked)
-        self.keys.watch(self.grid, self.hand_list, self.topic, self.deal_button,
-                        self.add_button, self.deck_combo)
-        if runner is not None:
-            runner.sessionStarted.connect(self._on_runner_session_started)
+        self.keys.watch(self.grid, self.hand_list)
         self._load(self.deck_combo.currentText())
         self.refresh()
         self._sized = False
@@ -364,20 +370,11 @@ class DebateCardsDock(DebateDock):
         if self.runner is None:
             self.reason.setText("No session runner: cannot start a debate.")
             return False
-        # Another deck or mode, or a debate under way: a new debate, dealt once shown.
-        self._pending_deal = (deck.name, list(self._hand), topic)
-        self.reason.setText("Starting a new debate with this hand…")
-        self.runner.start_new("debate", deck.name, mode=self.mode())
+        # Another deck or mode, or a debate under way: a new debate, dealt once shown;
+        # one under way is not thrown away without asking.
+        self.new_deal.deal(deck.name, list(self._hand), topic, self.mode(),
+                           under_way_words(state, calls_shown(self.bridge)))
         return True
-
-    def _on_runner_session_started(self, _session_id: str) -> None:
-        pending, self._pending_deal = self._pending_deal, None
-        state = self.state()
-        if pending is None or state is None or state.deck != pending[0]:
-            return
-        _, cards, topic = pending
-        self.reason.setText(f"Dealt {len(cards)} cards.")
-        self.perform(Action(id="deal", params={"cards": cards}, text=topic))
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -395,6 +392,6 @@ class DebateCardsDock(DebateDock):
         self.deal_button.setEnabled(not self.bridge.read_only)  # busy: deal() says why
         under_way = state is not None and bool(state.claims)
         self.deal_button.setToolTip(plain_tooltip(
-            "Starts a new debate with this hand." if under_way
-            else "Deals this hand to the debate shown."))
+            "Starts a new debate with this hand (Alt+D); asks first while one is under way."
+            if under_way else "Deals this hand to the debate shown (Alt+D)."))
 

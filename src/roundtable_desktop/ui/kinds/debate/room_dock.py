@@ -1,6 +1,8 @@
 """The debate's game room sidebar: what to do next, the claim selector (it drives the
 polygon's shading), where the selected claim stands, its metrics over time, the crux
-list and every agent's flip conditions.
+list, every agent's flip conditions and, once drawn, the whole disagreement map (every
+item of the debate's result, as the exports have it; the end panel shows the few that
+matter most).
 
 Metrics (pyqtgraph): stance entropy (bits) and confidence-weighted distance per event
 (0: the initial stances, then each table round and the final table) for the selected
@@ -30,7 +32,9 @@ from PySide6.QtWidgets import (
 )
 
 from roundtable_desktop.domain.events import StateChanged
+from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.kinds.debate.state import DebateState
+from roundtable_desktop.kinds.debate.summary import debate_summary, stopped_words
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
 from roundtable_desktop.ui.kinds.debate.dock_base import (
@@ -75,6 +79,10 @@ class DebateRoomDock(DebateDock):
         self.tabs.setObjectName("debateRoomTabs")
         self.tabs.addTab(self.cruxes, "Cruxes")
         self.tabs.addTab(self.flips, "Flip conditions")
+        self.map_list = QListWidget()
+        self.map_list.setObjectName("debateMapList")
+        self.map_list.setWordWrap(True)
+        self.tabs.addTab(self.map_list, "Map")
 
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -110,6 +118,9 @@ class DebateRoomDock(DebateDock):
     def flip_lines(self) -> list[str]:
         return [self.flips.item(i).text() for i in range(self.flips.count())]
 
+    def map_lines(self) -> list[str]:
+        return [self.map_list.item(i).text() for i in range(self.map_list.count())]
+
     # -- refresh --------------------------------------------------------------------------
     def refresh(self) -> None:
         state = self.state()
@@ -124,6 +135,7 @@ class DebateRoomDock(DebateDock):
             self.claim_combo.clear()
             self.cruxes.clear()
             self.flips.clear()
+            self.map_list.clear()
             return
         self._fill_claims(state)
         claim = focused_claim(state, self.focus)
@@ -131,6 +143,7 @@ class DebateRoomDock(DebateDock):
         self._draw(state, claim)
         self._fill_cruxes(state, claim)
         self._fill_flips(state)
+        self._fill_map(state)
 
     def _fill_claims(self, state: DebateState) -> None:
         fill_claim_combo(self.claim_combo, state, self.focus)
@@ -146,17 +159,18 @@ class DebateRoomDock(DebateDock):
         self.claim_text.setToolTip(plain_tooltip(f"For: {c.pro}\nAgainst: {c.con}"))
         outcome = next((o for o in state.outcomes if o.claim == claim), None)
         point = next((m for m in reversed(state.metrics) if m.claim == claim), None)
-        if outcome is not None:
+        if outcome is not None:  # in the words of the result: one result, never two
             text = (f"{outcome.status.capitalize()}: {outcome.side or 'no side'} holds "
-                    f"{outcome.share:.0%} of the confidence; {outcome.heavy_open} heavy open "
-                    f"crux{'es' if outcome.heavy_open != 1 else ''}.")
+                    f"{outcome.share:.0%} of the confidence; "
+                    f"{count_of(outcome.heavy_open, 'heavy open crux', 'heavy open cruxes')}.")
         elif point is not None:
             text = (f"Now: {point.side or 'no side'} leads with {point.share:.0%} of the "
                     f"confidence; entropy {point.entropy_bits:.2f} bits.")
         else:
             text = "No stances yet."
-        if state.stop_reason:
-            text += f" Stopped: {state.stop_reason} ({state.stop_detail})."
+        if state.stop_reason:  # why it stopped, with its figures, is in the Map tab
+            stopped = stopped_words(state)
+            text += f" The debate {stopped[:1].lower()}{stopped[1:]}."
         self.outcome.setText(text)
 
     def _draw(self, state: DebateState, claim: str) -> None:
@@ -225,6 +239,20 @@ class DebateRoomDock(DebateDock):
         if not state.flips:
             self.flips.addItem("No flip conditions named yet.")
         self.tabs.setTabText(1, f"Flip conditions ({len(state.flips)})")
+
+    def _fill_map(self, state: DebateState) -> None:
+        self.map_list.clear()
+        if state.map is None:
+            self.map_list.addItem("No map yet: it is drawn when the debate ends.")
+            self.tabs.setTabText(2, "Map")
+            return
+        result = debate_summary(state).result
+        if result.text:
+            self.map_list.addItem(result.text)
+        for item in result.items:
+            by = f" — by {', '.join(item.by)}" if item.by else ""
+            self.map_list.addItem(f"{item.title}\n   {item.detail}{by}")
+        self.tabs.setTabText(2, f"Map ({len(result.items)})")
 
     # -- events and theme -----------------------------------------------------------------
     def on_event(self, event: object) -> None:

@@ -7,10 +7,11 @@ per claim, cruxes, flip conditions); the Debate polygon tabbed over the shared P
 the Answers tabbed with the Transcript (a round's answers side by side, streaming), and
 the Conversation with them (classical mode: the transcript as it streams, the plans and
 the sidebar of citations).
-What to do next per phase is worded by docks/debate_next_step.py and shown on top of
-the game room. The end panel shows the disagreement map: per claim converged or split
-first (with the stop reason as the text), then cruxes, fault lines, flip conditions per
-agent, the evidence ledger and the resolution paths. Session menu entries: Past
+What to do next per phase is worded by next_step.py and shown on top of the game room.
+The end panel shows the result so it reads without scrolling: each claim's outcome, the
+few most important cruxes and fault lines, and the one-sentence result ("Stopped after 2
+merge cycles: c1 converged (pro 100%), c2 split."); the whole disagreement map is the
+Game room's Map tab and the exports. Session menu entries: Past
 debates… (Ctrl+Shift+H: the debates page, which opens one in replay) and New card…
 (Ctrl+Shift+K: the card builder of the Cards dock).
 Must not build widgets or change the debate.
@@ -22,6 +23,7 @@ from typing import Any
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import ResultItem, ResultSection, SessionSummary
+from roundtable_desktop.kinds.debate.summary import claim_figures, is_outcome_title
 from roundtable_desktop.ui.kinds.debate.answers_dock import DebateAnswersDock
 from roundtable_desktop.ui.kinds.debate.cards_dock import DebateCardsDock
 from roundtable_desktop.ui.kinds.debate.conversation_dock import DebateConversationDock
@@ -34,46 +36,63 @@ from roundtable_desktop.ui.window.dock_set import Area, DockSpec
 
 __all__ = ["DEBATE_WINDOW", "debate_ended", "disagreement_map", "next_sentence"]
 
-SECTIONS = ("Crux", "Fault line", "Flip conditions", "Evidence ledger", "Resolution path")
-
-
-def _claim_status(item: ResultItem) -> tuple[str, str] | None:
-    """("c1", "converged") for an outcome item ("c1: converged"), else None."""
-    head, sep, status = item.title.partition(": ")
-    if sep and status in ("converged", "split") and " " not in head:
-        return head, status
-    return None
+EXTRAS = 3  # the cruxes and fault lines beside the claims: the few that matter most
+CRUXES = 2  # of which cruxes at most (the map lists them most important first)
 
 
 def disagreement_map(summary: SessionSummary) -> ResultSection:
-    """The map as the end panel shows it: a heading that says how the claims ended
-    ("1 converged, 1 split"), each claim's outcome first, then the
-    map's parts in the seed's order; the stop reason is the text."""
+    """The end panel's result, readable at a glance: a heading that says how the claims
+    ended ("2 converged, 1 split"), each claim's outcome (where its confidence lies and
+    the claim whole, then its entropy and distance on one short line), then the few most
+    important cruxes and fault lines, each short; the text says where the whole map is
+    (the Game room's Map tab and the exports: flip conditions, evidence ledgers,
+    resolution paths, every crux). The one-sentence result is the headline
+    (`debate_ended`)."""
     result = summary.result
-    if not result.items:
+    outcomes = [i for i in result.items if is_outcome_title(i.title)]
+    if not outcomes:
         return result
-    outcomes = [i for i in result.items if _claim_status(i) is not None]
-    rest = [i for i in result.items if _claim_status(i) is None]
-    rest.sort(key=lambda i: next((n for n, s in enumerate(SECTIONS) if i.title.startswith(s)),
-                                 len(SECTIONS)))
-    converged = sum(1 for i in outcomes
-                    if (status := _claim_status(i)) is not None and status[1] == "converged")
-    split = len(outcomes) - converged
-    heading = result.heading
-    if outcomes:  # short: the heading never wraps; the sentence above names the map
-        heading = f"{converged} converged, {split} split"
-    claims = [i.model_copy(update={"title": f"Claim {i.title}"}) for i in outcomes]
-    rest = [_short_title(i) for i in rest]
-    return result.model_copy(update={"heading": heading, "items": [*claims, *rest]})
+    converged = sum(1 for i in outcomes if i.title.split(" ")[1] == "converged")
+    claims = [_claim_item(i) for i in outcomes]
+    shown = {claim_figures(i.detail)[0] for i in outcomes}
+    return result.model_copy(update={
+        "heading": f"{converged} converged, {len(outcomes) - converged} split",
+        "items": [*claims, *_extras(result.items, shown)], "text": WHOLE_MAP})
 
 
-def _short_title(item: ResultItem) -> ResultItem:
-    """A crux's long text goes under a short title ("Crux"), its why after it."""
-    head, sep, text = item.title.partition(": ")
-    if head != "Crux" or not sep:
-        return item
-    detail = f"{text} — {item.detail}" if item.detail else text
-    return item.model_copy(update={"title": "Crux", "detail": detail})
+WHOLE_MAP = "The whole map is in the Game room's Map tab and in Export."
+
+
+def _claim_item(item: ResultItem) -> ResultItem:
+    """"c1 converged", then "pro 100%: “the claim, whole”" and its entropy and distance
+    on one short line (the side from the outcome's words, the figures from its detail)."""
+    claim, status, *rest = item.title.split(" ")
+    side = " ".join(rest).strip("()")
+    text, figures = claim_figures(item.detail)
+    short = [f.replace(" bits", "") for f in figures.split("; ")
+             if f.startswith(("entropy", "distance"))]
+    quoted = f"{side}: “{text}”" if side else f"“{text}”"
+    return ResultItem(title=f"{claim} {status}",
+                      detail=f"{quoted}\n{' · '.join(short)}" if short else quoted)
+
+
+def _extras(items: list[ResultItem], shown: set[str]) -> list[ResultItem]:
+    """The first cruxes (a crux that is a claim's own text shows its why instead), then
+    fault lines whose description is not shown already, EXTRAS in all."""
+    cruxes: list[ResultItem] = []
+    for item in items:
+        head, sep, text = item.title.partition(": ")
+        if head == "Crux" and sep and len(cruxes) < CRUXES:
+            new = text not in shown
+            shown.add(text)
+            cruxes.append(ResultItem(title="Crux", detail=text if new else item.detail))
+    lines = []
+    for item in items:
+        if item.title.startswith("Fault line (") and item.detail not in shown:
+            shown.add(item.detail)
+            category = item.title[len("Fault line ("):].rstrip(")")
+            lines.append(ResultItem(title="Fault line", detail=f"{category}: {item.detail}"))
+    return [*cruxes, *lines][:EXTRAS]
 
 
 def open_card_builder(window: Any) -> None:
@@ -86,8 +105,12 @@ def open_card_builder(window: Any) -> None:
 
 
 def debate_ended(summary: SessionSummary, kind_title: str, calls: int) -> str:
-    """E.g. "The debate drew its disagreement map after 2 table rounds · 2 merges, in 41
-    calls." """
+    """The debate's one-sentence result with its calls: "Stopped after 2 merge cycles, in
+    41 calls: c1 converged (pro 100%), c3 converged (con 100%), c2 split." (without
+    outcomes: "The debate drew its disagreement map after 2 table rounds, in 41 calls.")"""
+    head, sep, outcomes = summary.result.text.partition(": ")
+    if sep:
+        return f"{head}, in {count_of(calls, 'call')}: {outcomes}"
     figures = " · ".join(summary.progress.figures) if summary.progress else ""
     after = f" after {figures}" if figures else ""
     return f"The debate drew its disagreement map{after}, in {count_of(calls, 'call')}."
