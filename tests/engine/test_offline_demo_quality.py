@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from _pytest.mark import ParameterSet
 
 from roundtable_desktop.engine.registry import kind_names
 from tests.demo_quality import (
@@ -52,7 +53,7 @@ FAILS_TODAY: dict[tuple[str, str], str] = {
 }
 
 
-def by_kind(check: str) -> list[pytest.param]:  # type: ignore[valid-type]
+def by_kind(check: str) -> list[ParameterSet]:
     """One case per kind, marked xfail(strict) where its text fails `check` today."""
     return [pytest.param(kind, id=kind, marks=(
         pytest.mark.xfail(strict=True, reason=FAILS_TODAY[(check, kind)])
