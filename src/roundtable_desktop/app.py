@@ -96,8 +96,9 @@ def parse_options(argv: list[str]) -> Options:
 def choose_client(settings: AppSettings, keys: KeyStore) -> ClientChoice:
     """The client the settings ask for, or the offline one (saying why) when it cannot run."""
     wanted = settings.model_settings()
-    offline = ClientChoice(OfflineClient(delay_s=wanted.offline_delay_s), OFFLINE_MODEL,
-                           "offline", parallel=wanted.parallel_calls)
+    offline = ClientChoice(OfflineClient(delay_s=wanted.offline_delay_s,
+                                         seed=wanted.offline_seed),
+                           OFFLINE_MODEL, "offline", parallel=wanted.parallel_calls)
     if wanted.provider == "offline" or not wanted.base_url:
         return offline
     key = keys.get(LLM_KEY)

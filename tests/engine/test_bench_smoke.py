@@ -15,10 +15,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 
-# Each script, its smallest arguments, and a line it prints with a figure in it.
+# Each script, its smallest arguments ("{tmp}": a folder of the test's own), and a line it
+# prints with a figure in it.
 RUNS = {
     "debate_parallel.py": (["--latency", "0.01", "--parallel", "2"],
                            r"--parallel 2: \d+ calls, wall [\d.]+ s"),
+    "offline_transcripts.py": (["--kinds", "tutor", "--seeds", "0", "--out", "{tmp}"],
+                               r"Wrote 3 transcripts to .+ in [\d.]+ s"),
     "legion_group_answer.py": (["--latency", "0.01", "--runs", "1"],
                                r"wall time of the group answer \(median\): [\d.]+ s"),
     "retrieval.py": (["--queries", "1", "--dims", "8"],
@@ -35,8 +38,10 @@ def test_every_bench_script_has_a_smoke_run():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("script", sorted(RUNS))
-def test_a_bench_script_runs_with_its_smallest_arguments_and_prints_its_figures(script):
+def test_a_bench_script_runs_with_its_smallest_arguments_and_prints_its_figures(
+        script, tmp_path):
     arguments, figure = RUNS[script]
+    arguments = [a.replace("{tmp}", str(tmp_path)) for a in arguments]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH", "")) if p)}
     done = subprocess.run([sys.executable, str(BENCH / script), *arguments], cwd=ROOT,

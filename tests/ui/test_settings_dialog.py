@@ -367,3 +367,18 @@ def test_the_calls_at_once_limit_is_saved_and_offered_to_sessions(qtbot, dialog,
     _save(qtbot, dialog)
     assert AppSettings().model_settings().parallel_calls == 7
     assert choose_client(settings, keys).parallel == 7
+
+
+def test_the_offline_seed_is_saved_and_seeds_the_offline_model(qtbot, dialog, settings, keys):
+    from roundtable_desktop.app import choose_client
+
+    dialog.seed_spin.setValue(42)
+    _save(qtbot, dialog)
+    assert AppSettings().model_settings().offline_seed == 42
+    assert choose_client(settings, keys).client.seed == 42
+
+
+@pytest.mark.parametrize("stored", ["junk", "inf", "-5", "1e40"])
+def test_a_stored_seed_that_is_not_a_seed_reads_as_a_seed(settings, stored):
+    settings.set_value("model/offline_seed", stored)
+    assert 0 <= settings.model_settings().offline_seed <= 2**31 - 1

@@ -197,6 +197,42 @@ def test_start_in_the_dialog_starts_the_kind_and_scenario_chosen(qtbot, make_win
     qtbot.waitUntil(lambda: "Tabs or spaces?" in window.windowTitle(), timeout=WAIT_MS)
 
 
+def test_the_seed_box_starts_at_the_settings_seed_when_the_offline_model_answers(
+    qtbot, make_window
+):
+    window = make_window()
+    window.settings.set_model_settings(
+        window.settings.model_settings().model_copy(update={"offline_seed": 5}))
+
+    dialog = _open_new_session(qtbot, window)
+
+    assert dialog.seed_spin.isVisibleTo(dialog) and dialog.chosen_seed() == 5
+    dialog.reject()
+
+
+def test_a_seed_chosen_in_the_dialog_is_stored_with_the_new_session(qtbot, make_window):
+    window = make_window()
+    old_id = window.bridge.session_id()
+    dialog = _open_new_session(qtbot, window)
+    _choose(dialog.kind_combo, "panel")
+    dialog.seed_spin.setValue(12)
+
+    dialog.findChild(QPushButton, "startButton").click()
+
+    qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, old_id), timeout=WAIT_MS)
+    assert window.runner.store.get_session(str(window.bridge.session_id())).meta["seed"] == 12
+    assert window.runner.handle is not None and window.runner.handle.seed == 12
+
+
+def test_there_is_no_seed_box_when_another_model_answers(qtbot, make_window):
+    window = make_window(client_factory=paced())
+
+    dialog = _open_new_session(qtbot, window)
+
+    assert not dialog.seed_spin.isVisibleTo(dialog) and dialog.chosen_seed() is None
+    dialog.reject()
+
+
 def test_new_session_opens_on_the_live_kind_and_scenario_and_says_the_old_one_stays(
     qtbot, make_window
 ):

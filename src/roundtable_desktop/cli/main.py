@@ -59,7 +59,7 @@ from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.llm.keys import LLM_KEY, KeyStore
 from roundtable_desktop.llm.offline import OFFLINE_MODEL
 from roundtable_desktop.llm.openai_compat import DEFAULT_BASE_URL, DEFAULT_MODEL
-from roundtable_desktop.llm.providers import ModelSettings, is_local, make_client
+from roundtable_desktop.llm.providers import MAX_SEED, ModelSettings, is_local, make_client
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.rehearse_options import add_arguments as add_rehearse_arguments
 from roundtable_desktop.sources.errors import SourceError
@@ -107,6 +107,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--scenario", default="default")
     run.add_argument("--continue", dest="resume", metavar="SESSION",
                      help="continue a stored session (id or unique prefix)")
+    run.add_argument("--seed", type=int, metavar="N",
+                     help="the offline model's seed for a new session (default 0): the same "
+                          "seed plays the same session, another seed another one; a continued "
+                          "session keeps the seed it was made with")
     run.add_argument("--quiet", action="store_true", help="print only the final suggestions")
     _kind_option_flags(run)
     run.add_argument("--flow", choices=("manual", "confirm", "auto"),
@@ -218,6 +222,10 @@ def _check_run_args(args: argparse.Namespace) -> None:
         raise CliError(f"--parallel must be from 1 to {MAX_PARALLEL} (got {args.parallel}).")
     if not (math.isfinite(args.deadline) and args.deadline > 0):
         raise CliError(f"--deadline must be a number of seconds above 0 (got {args.deadline}).")
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        raise CliError(f"--seed must be from 0 to {MAX_SEED} (got {args.seed}).")
+    if args.seed is not None and args.resume:
+        raise CliError("A continued session keeps the seed it was made with: leave out --seed.")
 
 
 class _Termination:
@@ -267,6 +275,7 @@ async def _run(args: argparse.Namespace) -> int:
             handle = await start_session(args.kind, store=store, client=client,
                                          model=settings.model, provider=settings.provider,
                                          scenario=args.scenario, parallel=args.parallel,
+                                         seed=args.seed or 0,
                                          **_kind_options(args, args.kind))
         handle.bus.subscribe(printer)
         session = handle.session

@@ -62,6 +62,11 @@ class ChatClient(ABC):
         endpoint refused). The protocol records what this returns: shown is sent."""
         return request
 
+    def with_seed(self, seed: int) -> ChatClient:
+        """The client for a session made with `seed`. A model that answers by a seed (the
+        offline one) gives a copy that uses it; the others ignore it and give themselves."""
+        return self
+
     def prepare(self) -> None:  # noqa: B027 - optional hook, not abstract
         """Do one-time set-up now (at start-up) rather than inside the first call."""
 

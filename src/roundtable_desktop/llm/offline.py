@@ -1,8 +1,10 @@
 """The offline model: deterministic, seeded policies that read the request they are given.
 
 It is the default when no key is set, how the app demos with no network, and how most
-tests run. It sees exactly the messages a real model would get and picks a policy by the
-request's `kind` and `purpose` (never by markers in the text):
+tests run. The seed is the user's (`run --seed`, Settings, New session) and is stored
+with each session (engine/launch.py), so a session replays the same for the same seed.
+It sees exactly the messages a real model would get and picks a policy by the request's
+`kind` and `purpose` (never by markers in the text):
 
     1. the policy registered for (kind, purpose)
     2. else the one for (kind, "*")
@@ -19,6 +21,7 @@ offline session gets hybrid ranking too. Must not read application state: only t
 from __future__ import annotations
 
 import asyncio
+import copy
 import re
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
@@ -99,6 +102,15 @@ class OfflineClient(ChatClient):
         self.delay_s = delay_s
         self.seed = seed
         self.policies = DEFAULT_POLICIES if policies is None else policies
+
+    def with_seed(self, seed: int) -> OfflineClient:
+        """This client answering by `seed` (itself when it already does): a shallow copy,
+        so a subclass that records what it streams keeps recording in one place."""
+        if seed == self.seed:
+            return self
+        seeded = copy.copy(self)
+        seeded.seed = seed
+        return seeded
 
     def reply(self, request: ChatRequest) -> OfflineReply:
         return offline_reply(request, self.seed, self.policies)

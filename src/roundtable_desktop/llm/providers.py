@@ -40,6 +40,9 @@ PRESETS: dict[str, ProviderPreset] = {
 }
 
 
+MAX_SEED = 2**31 - 1  # what a spin box holds
+
+
 class ModelSettings(BaseModel):
     """Non-secret model settings; the key is passed separately and never stored here."""
 
@@ -47,6 +50,8 @@ class ModelSettings(BaseModel):
     base_url: str = ""
     model: str = OFFLINE_MODEL
     offline_delay_s: float = 0.01
+    # The offline model's seed for new sessions: the same seed plays the same session.
+    offline_seed: int = Field(default=0, ge=0, le=MAX_SEED)
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 60.0
     deadline_s: float = 300.0  # a whole call, retries included; a call that hits it fails
@@ -61,7 +66,7 @@ def is_local(base_url: str) -> bool:
 
 def make_client(settings: ModelSettings, api_key: str | None) -> ChatClient:
     if settings.provider == "offline" or not settings.base_url:
-        return OfflineClient(delay_s=settings.offline_delay_s)
+        return OfflineClient(delay_s=settings.offline_delay_s, seed=settings.offline_seed)
     return OpenAICompatClient(
         settings.base_url,
         api_key,

@@ -1,12 +1,12 @@
 """Non-secret application settings, kept with QSettings in an INI file in the config dir.
 
-Holds the provider, base URL, model, MCP bridge URL, the MCP servers (each with the
-names of its environment variables, never their values), the X API's address (published
-to sources/endpoints.py as it is read or set), and whatever the window saves
-(geometry, dock layout). API keys and environment values never pass through here: they
-go to the OS keyring via llm/keys.py, and `set_value` refuses names that look like
-secrets. The file lives under
-`paths.config_dir()`, so tests that redirect ROUNDTABLE_HOME isolate it.
+Holds the provider, base URL, model, the offline model's seed, the MCP bridge URL, the
+MCP servers (each with the names of its environment variables, never their values), the
+X API's address (published to sources/endpoints.py as it is read or set), and whatever
+the window saves (geometry, dock layout). API keys and environment values never pass
+through here: they go to the OS keyring via llm/keys.py, and `set_value` refuses names
+that look like secrets. The file lives under `paths.config_dir()`, so tests that redirect
+ROUNDTABLE_HOME isolate it.
 
 A file that is not a settings file (binary, notes, a cut section header: Qt would read
 what it could and silently write over the rest) is copied to `settings.ini.bad` and
@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings
 
-from roundtable_desktop.llm.providers import PRESETS, ModelSettings
+from roundtable_desktop.llm.providers import MAX_SEED, PRESETS, ModelSettings
 from roundtable_desktop.paths import config_dir
 from roundtable_desktop.sources.endpoints import X_API, use_setting
 from roundtable_desktop.sources.mcp_model import DEFAULT_MCP_URL
@@ -88,6 +89,7 @@ class AppSettings:
             model=str(self.qsettings.value(f"{_MODEL}/model", default.model)),
             offline_delay_s=_float(self.qsettings.value(f"{_MODEL}/offline_delay_s"),
                                    default.offline_delay_s),
+            offline_seed=_seed(self.qsettings.value(f"{_MODEL}/offline_seed")),
             connect_timeout_s=_float(self.qsettings.value(f"{_MODEL}/connect_timeout_s"),
                                      default.connect_timeout_s),
             read_timeout_s=_float(self.qsettings.value(f"{_MODEL}/read_timeout_s"),
@@ -191,3 +193,9 @@ def _float(value: Any, default: float) -> float:
         return float(value) if value is not None else default
     except (TypeError, ValueError):
         return default
+
+
+def _seed(value: Any) -> int:
+    """A stored seed as a seed: 0 for anything that is not a finite number, clamped."""
+    number = _float(value, 0.0)
+    return min(MAX_SEED, max(0, int(number))) if math.isfinite(number) else 0

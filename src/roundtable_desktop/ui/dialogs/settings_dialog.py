@@ -1,5 +1,6 @@
-"""The settings dialog: provider preset, base URL, model, API keys, the MCP bridge URL and
-the MCP servers (mcp_servers_dialog.py: their environment values go to the keyring too).
+"""The settings dialog: provider preset, base URL, model, API keys, the offline model's
+seed (for new sessions: a stored session keeps its own), the MCP bridge URL and the MCP
+servers (mcp_servers_dialog.py: their environment values go to the keyring too).
 
 Keys go only to the OS keyring through KeyStore (llm/keys.py), never to the settings
 file; the dialog says which keyring holds them, or that none is usable and keys are kept
@@ -48,7 +49,7 @@ from roundtable_desktop.llm.errors import (
 )
 from roundtable_desktop.llm.keys import LLM_KEY, X_KEY, YOUTUBE_KEY, KeyStore
 from roundtable_desktop.llm.openai_compat import OpenAICompatClient
-from roundtable_desktop.llm.providers import PRESETS, ModelSettings
+from roundtable_desktop.llm.providers import MAX_SEED, PRESETS, ModelSettings
 from roundtable_desktop.sources.endpoints import ENV_VARS, X_API, url_problem
 from roundtable_desktop.sources.mcp_model import DEFAULT_MCP_URL
 from roundtable_desktop.ui.dialogs.mcp_servers_dialog import McpServersPanel
@@ -158,6 +159,14 @@ class SettingsDialog(QDialog):
         self.parallel_spin.setToolTip(
             "How many model calls one session may send at once (a debate round asks every "
             "agent together). Lower it if the provider rate-limits you.")
+        self.seed_spin = QSpinBox()
+        self.seed_spin.setObjectName("offlineSeed")
+        self.seed_spin.setRange(0, MAX_SEED)
+        self.seed_spin.setValue(current.offline_seed)
+        self.seed_spin.setToolTip(
+            "The offline model's seed for new sessions: the same seed plays the same "
+            "session again, another seed plays another one. A saved session keeps the seed "
+            "it was made with.")
         self.mcp_url_edit = QLineEdit(settings.mcp_url)
         self.mcp_url_edit.setObjectName("mcpUrl")
         self.mcp_url_edit.setPlaceholderText(DEFAULT_MCP_URL)
@@ -185,6 +194,7 @@ class SettingsDialog(QDialog):
         model_form.addRow("Model", self.model_edit)
         model_form.addRow("API key", _row(self.api_key_edit, self.forget_key_button))
         model_form.addRow("Calls at once", self.parallel_spin)
+        model_form.addRow("Offline seed", self.seed_spin)
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
         test_row.addWidget(self.test_label, 1)
@@ -245,6 +255,7 @@ class SettingsDialog(QDialog):
             "base_url": self.base_url_edit.text().strip(),
             "model": self.model_edit.text().strip(),
             "parallel_calls": self.parallel_spin.value(),
+            "offline_seed": self.seed_spin.value(),
         })
 
     def keyring_status(self) -> str:

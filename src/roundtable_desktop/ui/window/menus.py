@@ -86,8 +86,11 @@ class WindowMenus(QObject):
     def _on_new_triggered(self) -> None:
         """New session… asks which kind and scenario, saying what becomes of the live one."""
         toolbar = self.window.toolbar
+        # The seed box shows when the offline model answers, starting at Settings' seed.
+        seed = self.window.settings.model_settings().offline_seed \
+            if self.window.runner.offline else None
         dialog = NewSessionDialog(toolbar.session_kind(), toolbar.scenario(),
-                                  self._leaving_note(), self.window)
+                                  self._leaving_note(), self.window, seed=seed)
         dialog.accepted.connect(self._on_new_session_dialog_accepted)
         self._keep_open(dialog)
 
@@ -95,7 +98,7 @@ class WindowMenus(QObject):
         dialog = self.sender()
         if isinstance(dialog, NewSessionDialog):
             kind, scenario = dialog.chosen()
-            self.window.runner.start_new(kind, scenario)
+            self.window.runner.start_new(kind, scenario, seed=dialog.chosen_seed())
 
     def _leaving_note(self) -> str:
         """What becomes of the live session: it stays saved; a running Auto stops."""

@@ -1,5 +1,7 @@
 """New session… (Ctrl+N, and the toolbar's New button): choose a kind and a scenario, then
-Start. Choosing in the lists starts nothing: only Start does.
+Start. Choosing in the lists starts nothing: only Start does. When the offline model
+answers, a seed box (starting at the Settings value) chooses the session's seed: the same
+seed plays the same session again.
 
 It opens on the live session's kind and scenario and says, in one line, what becomes of
 the live session (it stays saved and can be reopened; a running Auto is stopped first),
@@ -16,17 +18,21 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QLabel,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from roundtable_desktop.engine.registry import UnknownKind, kind_spec
+from roundtable_desktop.llm.providers import MAX_SEED
 from roundtable_desktop.ui.window.toolbar_widgets import KIND_NAME, kind_model
 
 
 class NewSessionDialog(QDialog):
     def __init__(self, kind: str, scenario: str, leaving: str = "",
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, seed: int | None = None) -> None:
+        """`seed`: the offline model's seed to start from (Settings'), or None when
+        another model answers (no seed box then)."""
         super().__init__(parent)
         self.setObjectName("newSessionDialog")
         self.setWindowTitle("New session")
@@ -43,9 +49,20 @@ class NewSessionDialog(QDialog):
         self.leaving.setObjectName("leavingNote")
         self.leaving.setWordWrap(True)
         self.leaving.setVisible(bool(leaving))
+        self.seed_spin = QSpinBox(self)
+        self.seed_spin.setObjectName("seedSpin")
+        self.seed_spin.setRange(0, MAX_SEED)
+        self.seed_spin.setValue(min(max(seed or 0, 0), MAX_SEED))
+        self.seed_spin.setToolTip("The offline model's seed: the same seed plays the same "
+                                  "session again, another seed plays another one.")
         form = QFormLayout()
         form.addRow("&Kind:", self.kind_combo)
         form.addRow("&Scenario:", self.scenario_combo)
+        self._offers_seed = seed is not None
+        if self._offers_seed:
+            form.addRow("S&eed:", self.seed_spin)
+        else:
+            self.seed_spin.hide()
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
         start = buttons.button(QDialogButtonBox.StandardButton.Ok)
@@ -68,6 +85,10 @@ class NewSessionDialog(QDialog):
         """The kind and scenario chosen, by name."""
         return (str(self.kind_combo.currentData(KIND_NAME) or ""),
                 str(self.scenario_combo.currentData(KIND_NAME) or "default"))
+
+    def chosen_seed(self) -> int | None:
+        """The seed chosen, or None when there is no seed box (another model answers)."""
+        return self.seed_spin.value() if self._offers_seed else None
 
     def _fill_scenarios(self, wanted: str = "default") -> None:
         try:

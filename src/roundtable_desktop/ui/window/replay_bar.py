@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QSlider, QToolBar, QWidget
 
 from roundtable_desktop.domain.events import ActionFinished, CallStarted, SessionEnded
 from roundtable_desktop.engine.base import SessionProtocol
+from roundtable_desktop.engine.launch import stored_seed
 from roundtable_desktop.engine.replay_state import replay_session
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.records import CallRecord, Checkpoint
@@ -99,6 +100,7 @@ class ReplayBar(QToolBar):
         self._steps: list[ReplayStep] = []
         self._index = -1
         self._kind = ""
+        self._seed = 0  # the session's seed: its replayed states use it
         self._states: dict[int, SessionProtocol | None] = {}
 
         self.title_label = ElidedLabel("Replay")
@@ -157,6 +159,7 @@ class ReplayBar(QToolBar):
         record = store.get_session(session_id)
         self._store, self._session_id = store, session_id
         self._kind = record.kind
+        self._seed = stored_seed(record.meta)
         self._steps = replay_steps(store, session_id)
         self._states = {}
         self._index = -1
@@ -172,7 +175,7 @@ class ReplayBar(QToolBar):
         if self._steps:
             self.set_step(0)
         else:
-            session = replay_session(record.kind, record.state)
+            session = replay_session(record.kind, record.state, self._seed)
             if session is not None:
                 self.bridge.show_replay(store, session_id, session)
             self.step_label.setText("This session has no model calls.")
@@ -188,7 +191,7 @@ class ReplayBar(QToolBar):
         self._index = index
         step = self._steps[index]
         if index not in self._states:
-            self._states[index] = replay_session(self._kind, step.state)
+            self._states[index] = replay_session(self._kind, step.state, self._seed)
         state = self._states[index]
         if state is not None:
             self.bridge.show_replay(self._store, self._session_id, state)

@@ -7,7 +7,8 @@ offered disabled with the reason, except an action whose ActionSpec says
 `while_running` (a human seat's line in a kind that lets people talk over a stream):
 the session decides whether it is offered, and it runs as its own task beside the
 other. Stop cancels the requests in flight (the partial replies are recorded by the
-engine). Errors become `failed(message, hint)` for the banner;
+engine). A session keeps its own seed (engine/launch.py): new settings change the client,
+not the seed. Errors become `failed(message, hint)` for the banner;
 unexpected exceptions go to sys.excepthook. Must not touch widgets, and must not
 reach into protocol internals beyond the SessionProtocol interface and its client.
 """
@@ -155,10 +156,11 @@ class SessionRunner(QObject):
         if self._handle is not None:
             self._handle.session.stop()
 
-    def start_new(self, kind: str = "roundtable", scenario: str = "default",
-                  **options: Any) -> asyncio.Task[Any]:
-        """A new session; `options` are the kind's session options (SessionContext)."""
-        return self._spawn(self._start_new(kind, scenario, options), "new session")
+    def start_new(self, kind: str = "roundtable", scenario: str = "default", *,
+                  seed: int | None = None, **options: Any) -> asyncio.Task[Any]:
+        """A new session; `seed` is its seed (None: the client's, which Settings chose),
+        `options` are the kind's session options (SessionContext)."""
+        return self._spawn(self._start_new(kind, scenario, seed, options), "new session")
 
     def reopen(self, session_id: str) -> asyncio.Task[Any]:
         return self._spawn(self._reopen(session_id), "reopen session")
@@ -214,14 +216,14 @@ class SessionRunner(QObject):
             self._handle.session.stop()
         await cancel_and_wait(others)
 
-    async def _start_new(self, kind: str, scenario: str,
-                         options: dict[str, Any] | None = None) -> None:
+    async def _start_new(self, kind: str, scenario: str, seed: int | None,
+                         options: dict[str, Any]) -> None:
         await self._cancel_all()
         choice = self._choice
         handle = await start_session(kind, store=self._store, client=choice.client,
                                      model=choice.model,
                                      provider=choice.provider, scenario=scenario,
-                                     parallel=choice.parallel, **(options or {}))
+                                     parallel=choice.parallel, seed=seed, **options)
         previous = self._handle
         self._replace(handle)
         await self._release(previous)
@@ -262,7 +264,8 @@ class SessionRunner(QObject):
         self._choice = self._client_factory()
         if self._handle is not None:
             session = self._handle.session
-            session.client = self._choice.client
+            # New settings, same session: it keeps the seed it was made with.
+            session.client = self._choice.client.with_seed(self._handle.seed)
             session.set_parallel(self._choice.parallel)
             # Roundtable sessions name their default model; a new provider means a new name.
             if hasattr(session, "model") and hasattr(session, "provider"):
