@@ -108,7 +108,7 @@ def _response(voice: _Voice, last: str, act: str, special: str, opening: str) ->
     ends the talks still answers a question, but acknowledges no offer)."""
     if not last:
         return ""
-    if voice.side == ALLY and opening and last.strip() == opening.strip():
+    if voice.side == ALLY and (voice.turn == 1 or last.strip() == opening.strip()):
         return voice.pick("opening", voice.me.opening_answers)
     found = find_line(voice.other, last)
     if found is not None:
