@@ -24,13 +24,13 @@ from roundtable_desktop.store.database import SessionStore
 
 @pytest.mark.parametrize("scenario", scenario_names())
 @pytest.mark.parametrize("seed", [0, 1])
-def test_every_bundled_scenario_reaches_an_adjudication_offline_within_20_turns(
+def test_every_bundled_scenario_reaches_an_adjudication_offline_within_its_turn_cap(
         make_game, scenario, seed):
+    # Seeds 0-3 and the spread of outcomes (stalls included): test_offline_demo.py.
     game = make_game(scenario, seed=seed)
-    asyncio.run(drive_headless(game.session, 20, deque()))
+    asyncio.run(drive_headless(game.session, game.state.scenario.turn_cap, deque()))
     assert game.state.adjudication is not None
-    assert game.state.turn_count <= 20
-    assert game.state.kpis.loop_trips <= 2
+    assert game.state.turn_count <= game.state.scenario.turn_cap
     assert game.state.kpis.observer_failures == game.state.kpis.planner_failures == 0
 
 
