@@ -23,6 +23,7 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
+from roundtable_desktop.domain.words import STOP_WORDS
 from roundtable_desktop.paths import resources_dir
 from tests.offline_play import Play
 
@@ -106,8 +107,12 @@ def _lower_word(token: str) -> bool:
 
 def capitals_mid_sentence(text: str, names: Collection[str] = ()) -> list[str]:
     """Each "word Capital" pair where a capitalised word follows a lower-case word
-    directly, and is no name, acronym, "I", calendar word or quotation."""
+    directly, and is no name, acronym, "I", calendar word or quotation. A capitalised word
+    counts as a name unless it is a function word (STOP_WORDS: "It", "The") or the same
+    text writes it lower-case too: a splice ("measures It is right") is caught, "on
+    Fridays" and "with Priya" are not."""
     tokens = text.split()
+    lower_words = {t.rstrip(_EDGE_PUNCTUATION) for t in tokens if _lower_word(t)}
     found = []
     for before, word in pairwise(tokens):
         if not _lower_word(before) or word[0] in _QUOTE_OPENERS:
@@ -123,6 +128,8 @@ def capitals_mid_sentence(text: str, names: Collection[str] = ()) -> list[str]:
             continue  # an acronym: AI, RAG, OK
         if bare in names or bare in _CALENDAR:
             continue
+        if bare.lower() not in STOP_WORDS and bare.lower() not in lower_words:
+            continue  # never written lower-case here: a name ("with Priya", "in Lisbon")
         found.append(f"“{before} {core}”")
     return found
 

@@ -80,6 +80,11 @@ def test_names_i_acronyms_quotations_calendar_words_and_file_names_are_not_splic
     assert capitals_mid_sentence(text, names={"Rowan"}) == []
 
 
+def test_a_capital_word_never_written_lower_case_reads_as_a_name():
+    assert capitals_mid_sentence("We meet on Fridays with Priya in Lisbon.") == []
+    assert capitals_mid_sentence("The plan is good, and the Plan is mine.") == ["“the Plan”"]
+
+
 def test_names_are_the_capitals_authors_write_after_a_lower_case_word():
     assert known_names(["A photo of Mayor Lena Varga of Riverton.", "The end. Then"]) == {
         "Mayor", "Riverton"}

@@ -34,8 +34,6 @@ pytestmark = pytest.mark.slow
 # What the offline text of each kind fails today, by check. Remove an entry when the kind's
 # text is mended (its test then passes, and a strict xfail that passes fails).
 FAILS_TODAY: dict[tuple[str, str], str] = {
-    ("repeats", "negotiation"): "negotiation: the ALLY proposes the same sentence twice in "
-                                "games that run to turn 14",
     ("repeats", "legion"): "legion: minions close with the same stock sentence "
                            "(\"I hope that helps!\", \"Try not to make it weird.\")",
     ("repeats", "tutor"): "tutor: the trickster says the same sentence in two exchanges, "
@@ -48,8 +46,6 @@ FAILS_TODAY: dict[tuple[str, str], str] = {
                         "(\"decide whether f\")",
     ("ids", "debate"): "debate: agents name claims by id (\"the point on c2\")",
     ("claims", "debate"): "debate: the resolution path quotes a claim in part",
-    ("outcomes", "negotiation"): "negotiation: every game ends released at turn 10-14; none "
-                                 "ends terminated, stalls or trips the loop guard",
 }
 
 
