@@ -209,7 +209,7 @@ def test_a_key_written_with_escapes_in_a_plan_reaches_no_mcp_server_and_no_later
     assert files.calls and leaked(json.dumps(files.calls)) == []
     for request in client.requests[1:]:
         assert leaked(json.dumps(request.model_dump(mode="json"), ensure_ascii=False)) == []
-    assert leaked(session.state_json()) == []
+    assert leaked(session.state_json().decode("utf-8")) == []
 
 
 # -- exports redact the keys known when they are written -------------------------------
