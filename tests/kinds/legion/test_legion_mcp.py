@@ -207,7 +207,7 @@ def test_a_stdio_server_killed_mid_call_is_an_error_line_and_the_turn_ends():
         toolbox = McpToolbox()
         await toolbox.connect_all(parse_servers(slow_file_server(SAMPLE, 30)))
         session.attach_mcp(toolbox)
-        [pid] = _stdio_children("legion.file_server")
+        [pid] = _stdio_children("slow_mcp_file_server")
         task = asyncio.ensure_future(session.perform(Action(id=SEND, text="list components")))
         for _ in range(200):  # until the tool call is on its way
             if session.thinking and len(client.requests) == 1:
