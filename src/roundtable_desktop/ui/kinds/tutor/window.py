@@ -4,16 +4,20 @@ Docks: Student chat (right: the phase strip, the conversation with the reply str
 the redaction notice, static choices as buttons, the text box; where the student, the
 human seat, writes), Evaluation (left: the checklist ticking from the debrief) and the
 Teacher view tabbed behind it (cartridge, layers with sources, the student's path,
-withheld replies). The end panel shows the debrief and the checklist.
+withheld replies). The answer key (the teacher view, the checklist before the debrief)
+shows only when the teacher asks: its docks' "Show the answer key", or Session › Show
+the answer key. The end panel shows the debrief and the checklist.
 Must not build widgets or change the exercise.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.engine.headless import HumanLine, choice_line
-from roundtable_desktop.ui.kinds.spec import Rehearsal, WindowKind
+from roundtable_desktop.ui.kinds.spec import MenuEntry, Rehearsal, WindowKind
 from roundtable_desktop.ui.kinds.tutor.chat_dock import TutorChatDock
 from roundtable_desktop.ui.kinds.tutor.evaluation_dock import TutorEvaluationDock
 from roundtable_desktop.ui.kinds.tutor.teacher_dock import TutorTeacherDock
@@ -27,6 +31,13 @@ def tutor_ended(summary: SessionSummary, kind_title: str, calls: int) -> str:
             f"{ticked} of {len(summary.result.items)} checklist items revealed.")
 
 
+def show_answer_key(window: Any) -> None:
+    """Session › Show the answer key: the teacher view in front, uncovered."""
+    dock = window.findChild(TutorTeacherDock, "tutorTeacherDock")
+    if dock is not None:
+        dock.show_answer_key()
+
+
 TUTOR_WINDOW = WindowKind(
     name="tutor",
     docks=(
@@ -37,6 +48,8 @@ TUTOR_WINDOW = WindowKind(
     ),
     what_happened=tutor_ended,
     human_seat_dock="tutorChatDock",
+    menu_entries=(MenuEntry("Show the &answer key (teacher view)", show_answer_key,
+                            object_name="tutorShowAnswerKeyAction"),),
     # The student looks closer, then names the three tricks of the default exercise.
     rehearsal=Rehearsal(lines=(
         choice_line("2"),
