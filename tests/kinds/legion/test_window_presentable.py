@@ -5,12 +5,14 @@ offline model."""
 
 from __future__ import annotations
 
+import pyqtgraph as pg
 import pytest
 
 from roundtable_desktop.ui.context.payload_tabs import TabState
+from roundtable_desktop.ui.kinds.legion.opinions_dock import short_mode
 from roundtable_desktop.ui.window.main_window import MainWindow
 from tests.fakes.window_harness import WAIT_MS, wait_idle
-from tests.kinds.legion.window_helpers import start_legion, state_of, write
+from tests.kinds.legion.window_helpers import opinions, start_legion, state_of, write
 
 pytestmark = pytest.mark.qt
 
@@ -58,3 +60,45 @@ def test_before_the_first_call_the_centre_says_nothing_has_been_sent_yet(qtbot,
 
     qtbot.waitUntil(lambda: window.context_view.loaded, timeout=WAIT_MS)
     assert window.context_view.caption().startswith("Nothing has been sent yet")
+
+
+# -- the opinion chart ----------------------------------------------------------------------------
+def shown_ticks(axis) -> list[tuple[float, str]]:  # type: ignore[no-untyped-def]
+    """(value, text) of every tick the axis draws over its range now."""
+    low, high = axis.range
+    found = []
+    for spacing, values in axis.tickValues(low, high, axis.width() or 300):
+        found += list(zip(values, axis.tickStrings(values, axis.scale, spacing), strict=True))
+    return found
+
+
+def test_the_opinion_charts_turns_are_whole_numbers(qtbot, make_window):
+    window = make_window(start=False)
+    start_legion(qtbot, window)
+    plot = opinions(window).plot
+    axis = plot.getAxis("bottom")
+
+    at_start = shown_ticks(axis)  # x from 0 to 1: pyqtgraph alone ticks 0.2 … 0.8
+    assert at_start and all(float(v).is_integer() for v, _ in at_start)
+    assert [text for _, text in at_start] == ["0", "1"]
+
+    write(qtbot, window, "commander-alpha", "hi")
+    later = shown_ticks(axis)
+    assert later and all(float(v).is_integer() and text == str(int(v)) for v, text in later)
+
+
+def test_the_band_names_stand_beside_the_curves_never_over_them(qtbot, make_window):
+    window = make_window(start=False)
+    start_legion(qtbot, window)
+    dock = opinions(window)
+    dock.raise_()
+    qtbot.waitUntil(lambda: dock.plot.isVisible() and bool(dock.band_labels()),
+                    timeout=WAIT_MS)
+
+    assert "Neutral" in dock.band_labels()
+    assert set(dock.band_labels()) <= {short_mode(mode) for mode in dock.band_names()}
+    box = dock.plot.getViewBox().sceneBoundingRect()
+    names = dock.band_axis.sceneBoundingRect()
+    assert names.left() >= box.right() - 1  # the names' axis lies right of the curves
+    texts = [item for item in dock.plot.getPlotItem().items if isinstance(item, pg.TextItem)]
+    assert texts == []  # no text drawn inside the plot
