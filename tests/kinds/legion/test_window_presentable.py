@@ -1,14 +1,17 @@
 """The legion in front of an audience (issue 27): the centre never empty between calls,
-End the session asks first and says what ends, the opinion chart counts turns in whole
-numbers with its band names clear of the curves. Offscreen, on a running qasync loop,
-offline model."""
+End the session asks first and says what ends and what stays, the opinion chart counts
+turns in whole numbers with its band names clear of the curves. Offscreen, on a running
+qasync loop, offline model."""
 
 from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from roundtable_desktop.ui.context.payload_tabs import TabState
+from roundtable_desktop.ui.dialogs.ask_first import AskFirstBox
 from roundtable_desktop.ui.kinds.legion.opinions_dock import short_mode
 from roundtable_desktop.ui.window.main_window import MainWindow
 from tests.fakes.window_harness import WAIT_MS, wait_idle
@@ -102,3 +105,55 @@ def test_the_band_names_stand_beside_the_curves_never_over_them(qtbot, make_wind
     assert names.left() >= box.right() - 1  # the names' axis lies right of the curves
     texts = [item for item in dock.plot.getPlotItem().items if isinstance(item, pg.TextItem)]
     assert texts == []  # no text drawn inside the plot
+
+
+# -- End the session ------------------------------------------------------------------------------
+def ask_to_end(qtbot, window: MainWindow) -> AskFirstBox:  # type: ignore[no-untyped-def]
+    """Click End the session (from the toolbar's More menu, as the toolbar holds it)."""
+    qtbot.waitUntil(lambda: "end" in window.toolbar.qactions
+                    and window.toolbar.qactions["end"].isEnabled(), timeout=WAIT_MS)
+    window.toolbar.qactions["end"].trigger()
+    qtbot.waitUntil(lambda: window.toolbar.question is not None
+                    and window.toolbar.question.isVisible(), timeout=WAIT_MS)
+    return window.toolbar.question
+
+
+def test_end_the_session_asks_first_naming_what_ends_and_what_stays(qtbot, make_window):
+    window = make_window(start=False)
+    start_legion(qtbot, window)
+    write(qtbot, window, "commander-alpha", "hi")
+    messages = len(state_of(window).messages)
+
+    box = ask_to_end(qtbot, window)
+
+    assert isinstance(box, QMessageBox) and box.text() == "End the session?"
+    assert box.informativeText() == (
+        f"The minions stop answering and Rowan can no longer write; the chat "
+        f"({messages} messages) stays saved, to export or replay.")
+    assert box.yes_button.text() == "End the session"
+    assert box.defaultButton() is not box.yes_button  # Enter keeps the session going
+    assert not state_of(window).ended  # nothing ends until the answer is yes
+
+
+def test_cancel_keeps_the_session_going(qtbot, make_window):
+    window = make_window(start=False)
+    start_legion(qtbot, window)
+    box = ask_to_end(qtbot, window)
+
+    qtbot.keyClick(box, Qt.Key.Key_Escape)
+
+    qtbot.waitUntil(lambda: window.toolbar.question is None, timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    assert not state_of(window).ended and not window.bridge.ended()
+
+
+def test_yes_ends_the_session(qtbot, make_window):
+    window = make_window(start=False)
+    start_legion(qtbot, window)
+    box = ask_to_end(qtbot, window)
+
+    qtbot.mouseClick(box.yes_button, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: state_of(window).ended, timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    assert window.toolbar.question is None
