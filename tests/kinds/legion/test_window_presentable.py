@@ -12,10 +12,11 @@ from PySide6.QtWidgets import QMessageBox
 
 from roundtable_desktop.ui.context.payload_tabs import TabState
 from roundtable_desktop.ui.dialogs.ask_first import AskFirstBox
+from roundtable_desktop.ui.kinds.legion.chat_dock import MESSAGE_LINES
 from roundtable_desktop.ui.kinds.legion.opinions_dock import short_mode
 from roundtable_desktop.ui.window.main_window import MainWindow
 from tests.fakes.window_harness import WAIT_MS, wait_idle
-from tests.kinds.legion.window_helpers import opinions, start_legion, state_of, write
+from tests.kinds.legion.window_helpers import chat, opinions, start_legion, state_of, write
 
 pytestmark = pytest.mark.qt
 
@@ -157,3 +158,35 @@ def test_yes_ends_the_session(qtbot, make_window):
     qtbot.waitUntil(lambda: state_of(window).ended, timeout=WAIT_MS)
     wait_idle(qtbot, window)
     assert window.toolbar.question is None
+    polygon = window.docks["polygonDock"].drawing  # no call ended it: it says so anyway
+    qtbot.waitUntil(lambda: polygon.turn_text().endswith("ended"), timeout=WAIT_MS)
+
+
+# -- the conversation in a small dock ---------------------------------------------------------
+def fully_shown(widget) -> bool:  # type: ignore[no-untyped-def]
+    """Shown at its whole height: not hidden, not cut by a scroll area's fold (the test
+    screen is narrower than any laptop: its width is not what is tested)."""
+    return widget.isVisible() and \
+        widget.visibleRegion().boundingRect().height() == widget.height()
+
+
+def test_in_presenter_mode_the_chat_keeps_its_lines_and_the_line_to_write_in(qtbot,
+                                                                             make_window):
+    window = make_window(start=False)
+    window.set_presenter_mode(True)
+    start_legion(qtbot, window)
+    write(qtbot, window, "commander-alpha", "hi")
+    dock = chat(window)
+    dock.raise_()
+
+    qtbot.waitUntil(lambda: fully_shown(dock.editor) and fully_shown(dock.send_button),
+                    timeout=WAIT_MS)
+    lines = dock.messages.fontMetrics().lineSpacing()
+    assert dock.messages.height() >= MESSAGE_LINES * lines
+    if not dock.roomy():  # the channels in one row over the conversation, names whole
+        assert dock.channels.height() < 3 * lines
+        metrics = dock.channels.fontMetrics()
+        for row in range(dock.channels.count()):
+            item = dock.channels.item(row)
+            assert dock.channels.visualItemRect(item).width() >= \
+                metrics.horizontalAdvance(item.text())
