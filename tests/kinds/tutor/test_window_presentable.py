@@ -9,10 +9,12 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
+from roundtable_desktop.domain.summary import ResultItem, ResultSection, SessionSummary
 from roundtable_desktop.ui.context.payload_tabs import TabState
 from roundtable_desktop.ui.kinds.tutor.answer_key import BANNER, KeyState
 from roundtable_desktop.ui.kinds.tutor.evaluation_dock import TutorEvaluationDock
 from roundtable_desktop.ui.kinds.tutor.teacher_dock import TutorTeacherDock
+from roundtable_desktop.ui.kinds.tutor.window import tutor_ended
 from roundtable_desktop.ui.window.main_window import MainWindow
 from tests.fakes.window_harness import WAIT_MS, wait_idle
 from tests.kinds.tutor.conftest import CHAIN, QUOTE, TIP
@@ -155,3 +157,50 @@ def test_a_reopened_exercise_shows_its_last_request_as_sent(qtbot, make_window):
 
     assert window.context_view.caption() == f"Last request — {last.label}"
     assert window.context_view.reply_shown()
+
+
+# -- what the student clicks or writes in ----------------------------------------------------------
+def fully_shown(widget) -> bool:  # type: ignore[no-untyped-def]
+    """Shown at its whole height: not hidden, not cut by a scroll area's fold (the test
+    screen is narrower than any laptop: its width is not what is tested)."""
+    return widget.isVisible() and \
+        widget.visibleRegion().boundingRect().height() == widget.height()
+
+
+def test_in_presenter_mode_the_choices_and_the_text_box_are_never_below_a_fold(qtbot,
+                                                                              make_window):
+    window = make_window(start=False)
+    window.set_presenter_mode(True)
+    start_tutor(qtbot, window, QUOTE)
+    dock = chat(window)
+
+    qtbot.waitUntil(lambda: len(dock.choice_buttons) == 3
+                    and all(fully_shown(b) for b in dock.choice_buttons), timeout=WAIT_MS)
+    assert dock.lines()[0].startswith("[Image:")  # the phase's text, first in the chat
+
+    qtbot.mouseClick(dock.choice_buttons[1], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dock.can_send() and fully_shown(dock.editor)
+                    and fully_shown(dock.send_button), timeout=WAIT_MS)
+
+
+def test_in_a_phase_of_choices_the_status_line_says_to_pick_one(qtbot, make_window):
+    window = make_window(start=False)
+    start_tutor(qtbot, window, QUOTE)
+
+    qtbot.waitUntil(lambda: window.status.phase_text() ==
+                    "Waiting for Student: pick one of the 3 choices in Student chat.",
+                    timeout=WAIT_MS)
+    qtbot.mouseClick(chat(window).choice_buttons[1], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "write your line in Student chat" in window.status.phase_text(),
+                    timeout=WAIT_MS)
+
+
+# -- the result sentence -------------------------------------------------------------------------
+def test_the_end_sentence_says_what_the_ticks_mean_the_debrief_went_over_them():
+    items = [ResultItem(title="✓ Asked for the source"), ResultItem(title="☐ Noticed the bait")]
+    summary = SessionSummary(kind="tutor", title="t", ended=True,
+                             result=ResultSection(heading="Debrief", items=items, final=True))
+
+    assert tutor_ended(summary, "Tutor", 3) == (
+        "The exercise ended with its debrief after 3 calls; the debrief went over 1 of the "
+        "2 checklist items (✓).")

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -96,7 +97,7 @@ class AnswerKeyView(QStackedWidget):
 
         self.addWidget(cover)
         self.addWidget(shown)
-        self.setCurrentIndex(0)
+        self._show_page(0)
 
     # -- reading ------------------------------------------------------------------------------
     @property
@@ -132,10 +133,22 @@ class AnswerKeyView(QStackedWidget):
             f" border: 2px solid {c.warning_text}; border-radius: 4px; }}"
             f" QLabel {{ color: {c.warning_text}; }}")
 
+    def _show_page(self, index: int) -> None:
+        """Show one page, sized by it alone: a stack asks for its largest page's size, so
+        the page not shown is told to ask for nothing (the cover stays small)."""
+        preferred, ignored = QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored
+        for i in range(self.count()):
+            page = self.widget(i)
+            if page is not None:
+                page.setSizePolicy(QSizePolicy(preferred, preferred) if i == index
+                                   else QSizePolicy(ignored, ignored))
+        self.setCurrentIndex(index)
+        self.updateGeometry()
+
     def _set(self, state: KeyState) -> None:
         if state == self._state:
             return
         self._state = state
-        self.setCurrentIndex(0 if state == KeyState.COVERED else 1)
+        self._show_page(0 if state == KeyState.COVERED else 1)
         self.banner.setVisible(state == KeyState.SHOWN)
         self.changed.emit(str(state))

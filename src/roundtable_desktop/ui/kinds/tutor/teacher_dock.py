@@ -2,9 +2,11 @@
 layers of the next request (each with its source), the student's path, the transitions
 taken and every withheld reply with why; and the dialogue's token budget, editable (the
 next request is trimmed to it; the session's `set_budget` edit). Not for the student's
-eyes, nor the room's: all but the budget is the answer key (answer_key.py), covered
-until the teacher clicks "Show the answer key" (or Session › Show the answer key), and
-covered again for every other exercise and in every new window. Must hold no engine logic.
+eyes, nor the room's: it is the answer key (answer_key.py), covered, the budget with
+it, until the teacher clicks "Show the answer key" (or Session › Show the answer key),
+and covered again for every other exercise and in every new window. Covered, it takes
+a line and a button, so in presenter mode's shared tab groups the student's chat
+keeps the height. Must hold no engine logic.
 """
 
 from __future__ import annotations
@@ -30,9 +32,7 @@ from roundtable_desktop.ui.kinds.tutor.dock_base import TutorDock
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
-COVERED_TEXT = ("The answer key is hidden: the patterns this exercise hides, its safety "
-                "rules and the layers of the next request. It is for the teacher, not for "
-                "the room.")
+COVERED_TEXT = "The answer key is hidden: teacher only."
 
 
 class TutorTeacherDock(TutorDock):
@@ -43,7 +43,6 @@ class TutorTeacherDock(TutorDock):
         self.text = QPlainTextEdit()
         self.text.setObjectName("tutorTeacherText")
         self.text.setReadOnly(True)
-        self.answer_key = AnswerKeyView(self.text, COVERED_TEXT, "tutorAnswerKey")
         self.budget = QSpinBox()
         self.budget.setObjectName("tutorBudget")
         self.budget.setRange(MIN_BUDGET, MAX_BUDGET)
@@ -55,12 +54,13 @@ class TutorTeacherDock(TutorDock):
         self.budget.editingFinished.connect(self._on_budget_editing_finished)
         form = QFormLayout()
         form.addRow("Budget", self.budget)
-        body = QWidget()
-        layout = QVBoxLayout(body)
+        key = QWidget()
+        layout = QVBoxLayout(key)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
-        layout.addWidget(self.answer_key, 1)
-        self.setWidget(body)
+        layout.addWidget(self.text, 1)
+        self.answer_key = AnswerKeyView(key, COVERED_TEXT, "tutorAnswerKey")
+        self.setWidget(self.answer_key)
         self.answer_key.set_colours(self.theme_palette())
         self.refresh()
 
