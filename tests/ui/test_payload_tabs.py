@@ -227,6 +227,50 @@ def test_once_ended_with_only_a_next_payload_the_last_calls_replace_it():
     assert stored.title == "✓ Turn 9: Ada" and stored.reply == "Done."
 
 
+def test_with_nothing_pending_and_no_call_shown_the_last_step_is_shown():
+    tabs = PayloadTabs()
+    tabs.follow([])  # a human seat writes; the window was just opened on the session
+    stored = tabs.last_call_tab("c9", "Turn 9: Ada", "ada", "<article/>", ok("Done."))
+
+    tabs.between(lambda: [stored])
+
+    assert tabs.tabs == [stored] and stored.state == TabState.PREVIOUS
+    assert stored.caption == "Last request — Turn 9: Ada"
+    assert stored.title == "✓ Turn 9: Ada" and stored.reply == "Done."
+
+
+def test_the_last_step_is_read_only_when_nothing_else_is_shown():
+    tabs = PayloadTabs()
+    tabs.follow(ROUND)
+
+    tabs.between(lambda: pytest.fail("a pending payload is shown"))
+
+    assert [t.state for t in tabs.tabs] == [TabState.NEXT, TabState.NEXT]
+
+
+def test_the_last_step_stays_while_nothing_is_pending_and_goes_when_a_call_starts():
+    tabs = PayloadTabs()
+    stored = tabs.last_call_tab("c9", "Turn 9: Ada", "ada", "<article/>", ok("Done."))
+    tabs.between(lambda: [stored])
+
+    tabs.follow([])
+    assert tabs.tabs == [stored]
+    tabs.new_batch()
+    tabs.call_started("c10", "Turn 10: Bo", "bo", body(ROUND[1]), lambda: "<article/>")
+    assert [t.call_id for t in tabs.tabs] == ["c10"]
+
+
+def test_the_last_step_shown_between_calls_is_the_ended_sessions_last_request():
+    tabs = PayloadTabs()
+    stored = tabs.last_call_tab("c9", "Turn 9: Ada", "ada", "<article/>", ok("Done."))
+    tabs.between(lambda: [stored])
+
+    tabs.ended(lambda: pytest.fail("the last step is shown already"))
+
+    assert tabs.tabs == [stored]
+    assert stored.caption == f"Last request — Turn 9: Ada {ENDED_NOTE}"
+
+
 
 
 @pytest.fixture

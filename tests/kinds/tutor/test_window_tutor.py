@@ -7,46 +7,16 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from roundtable_desktop.kinds.tutor.state import TutorState
 from roundtable_desktop.ui.kinds.registry import window_kind
-from roundtable_desktop.ui.kinds.tutor.chat_dock import TutorChatDock
 from roundtable_desktop.ui.kinds.tutor.evaluation_dock import TutorEvaluationDock
 from roundtable_desktop.ui.kinds.tutor.teacher_dock import TutorTeacherDock
-from roundtable_desktop.ui.window.main_window import MainWindow
 from roundtable_desktop.ui.window.session_runner import ClientChoice
 from tests.fakes.scripted_model import ScriptedClient
 from tests.fakes.window_harness import WAIT_MS, wait_idle
 from tests.kinds.tutor.conftest import CHAIN, TIP
+from tests.kinds.tutor.window_helpers import chat, start_tutor, state_of, write
 
 pytestmark = pytest.mark.qt
-
-
-def start_tutor(qtbot, window: MainWindow, scenario: str) -> None:  # type: ignore[no-untyped-def]
-    window.runner.start_new("tutor", scenario)
-    qtbot.waitUntil(lambda: window.kind == "tutor" and isinstance(state_of(window), TutorState)
-                    and state_of(window).cartridge.task_id == scenario, timeout=WAIT_MS)
-    wait_idle(qtbot, window)
-
-
-def state_of(window: MainWindow) -> TutorState | None:
-    handle = window.runner.handle
-    state = getattr(handle.session, "state", None) if handle is not None else None
-    return state if isinstance(state, TutorState) else None
-
-
-def chat(window: MainWindow) -> TutorChatDock:
-    dock = window.docks["tutorChatDock"]
-    assert isinstance(dock, TutorChatDock)
-    return dock
-
-
-def write(qtbot, window: MainWindow, text: str) -> None:  # type: ignore[no-untyped-def]
-    dock = chat(window)
-    qtbot.waitUntil(dock.can_send, timeout=WAIT_MS)
-    dock.editor.setPlainText(text)
-    qtbot.mouseClick(dock.send_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: any(text in line for line in dock.lines()), timeout=WAIT_MS)
-    wait_idle(qtbot, window)
 
 
 def test_the_tutor_names_its_docks_and_where_the_student_writes():

@@ -8,13 +8,16 @@ rendered by context/request_document.py. A round of several agents shows one tab
 agent. Under the payload, the tab's call streams its reply (reply_pane.py: plain text,
 never markup; written at most every FLUSH_MS).
 Which tabs exist is payload_tabs.py's business; while an action runs the tabs follow its
-calls, and once it is over they follow the session's next payloads. Once the session
-has ended nothing is "next": the view shows its last step's requests, each with its
-reply ("Last request — … (the session has ended)"), from the store when the live tabs
-no longer hold them. In replay the window hands the view the stored call through
-`show_call` (one tab: its whole request as sent, its reply under it); the live tabs are
-kept aside and come back whole (replies, the tab shown, scroll positions) when the
-live session is shown again.
+calls, and once it is over they follow the session's next payloads. When nothing is
+pending and no finished call is shown (a human seat writes; a session just opened), the
+view shows the last step's requests with their replies ("Last request — …"), from the
+store: between calls the centre is never empty; before the first call it says that
+nothing has been sent yet. Once the session has ended nothing is "next": the view shows
+its last step's requests, each with its reply ("Last request — … (the session has
+ended)"), from the store when the live tabs no longer hold them. In replay the window
+hands the view the stored call through `show_call` (one tab: its whole request as sent,
+its reply under it); the live tabs are kept aside and come back whole (replies, the tab
+shown, scroll positions) when the live session is shown again.
 
 One web view (payload_web_view.py) serves every tab: each QWebEngineView is a renderer
 process of its own (measured here: about 25-30 MB PSS and 110 MB RSS more per view),
@@ -66,6 +69,9 @@ REPLY_SHARE = 0.25  # of the view's height, for the reply under the payload
 # its caption ("Next payload — …", "Last request — …") shows however the centre is split
 # (the end panel above, the reply below).
 PAYLOAD_MIN_PX = 64
+NOTHING_SENT = ("Nothing has been sent yet: each request shows here as it is sent, "
+                "exactly as the model receives it.")
+NO_SESSION = "No session is open: start one with New session (Ctrl+N)."
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _LABEL = re.compile(r'\sdata-label="([^"]*)"')
 
@@ -224,6 +230,7 @@ class ContextView(QWidget):
         else:
             self._pending = handle.session.pending_payloads()
             self._tabs.follow(self._pending)
+            self._tabs.between(self._last_step_tabs)  # only when nothing else is shown
         self._sync()
 
     def schedule_refresh(self) -> None:
@@ -307,7 +314,7 @@ class ContextView(QWidget):
     def _show(self, tab: PayloadTab | None, *, force: bool = False) -> None:
         if tab is None:
             self._current, self._current_actor = None, None
-            self.web.show_document("", "", force=force)
+            self.web.show_document("", self._empty_sentence(), force=force)
             self._show_reply(None)
             return
         scroll = None
@@ -349,6 +356,13 @@ class ContextView(QWidget):
         tab = self.current_tab()
         if tab is not None and tab.key == self.reply.key:
             self._show_reply(tab)
+
+    def _empty_sentence(self) -> str:
+        """Why there is no tab: no session, or nothing sent yet (a live session with no
+        tab has no stored call either: see `refresh`); "" for the wrapper's own."""
+        if self._bridge.read_only:
+            return ""
+        return NO_SESSION if self._bridge.handle is None else NOTHING_SENT
 
     # -- engine events ------------------------------------------------------------------------
     def _on_tab_bar_current_changed(self, index: int) -> None:

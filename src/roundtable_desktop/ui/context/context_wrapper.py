@@ -106,7 +106,10 @@ def build_wrapper_page(
     csp = csp_for(image_origins)
     css = "\n".join([_variables(colors(theme)), base_stylesheet(), _inline_safe(thumbnail_css)])
     if not document.strip():
-        body = '<p class="rt-empty">No payload to show: nothing would be sent now.</p>'
+        # The caption says why there is nothing (the view's words); the id lets a new
+        # sentence be written in place, as a caption is.
+        why = escape(caption) if caption else "No payload to show: nothing would be sent now."
+        body = f'<p class="rt-empty" id="rt-caption-text">{why}</p>'
         return WrapperPage(_page(css, csp, body), truncated=False, csp=csp)
     data = _page(css, csp, _caption(caption, document) + document)
     if encoded_size(data) <= budget:

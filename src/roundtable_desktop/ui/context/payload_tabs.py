@@ -3,9 +3,11 @@ reply its call streams.
 
 `PayloadTabs` is the list, driven by the view: `follow(pending)` when the session is
 idle (the next payloads), `call_started` / `token` / `call_finished` as calls run,
-`show_only` for one given document (replay: with its call's reply), `ended` once the
-session is over (the last step's requests and replies, never a "next" payload: nothing
-will be sent). A pending payload whose call starts becomes
+`show_only` for one given document (replay: with its call's reply), `between` when
+nothing is pending and no call is shown (the last step's requests and replies, read from
+the store: between calls the centre shows what was last sent, never an empty pane),
+`ended` once the session is over (the last step's requests and replies, never a "next"
+payload: nothing will be sent). A pending payload whose call starts becomes
 that call's tab (same document, so the view does not reload); a call no pending payload
 matches gets a tab of its own (a repair, a planner step of a chain). The view marks each
 step the user (or Auto) takes as a new batch (`new_batch`); finished calls keep their
@@ -40,11 +42,13 @@ class TabState(StrEnum):
     SENT = "sent"  # its call has finished
     SHOWN = "shown"  # a document handed to the view (replay)
     LAST = "last"  # the session has ended: what its last step sent
+    PREVIOUS = "previous"  # nothing is pending now: what the last step sent
 
 
 _COUNTER = re.compile(r"\s*\([^()]*\d[^()]*\)")  # "(turn 1)", "(commit, turn 10)"
 _MARKS = {TabState.NEXT: "", TabState.SENDING: "● ", TabState.SENT: "✓ ", TabState.SHOWN: "",
-          TabState.LAST: "✓ "}
+          TabState.LAST: "✓ ", TabState.PREVIOUS: "✓ "}
+_DONE = (TabState.SENT, TabState.LAST, TabState.PREVIOUS)  # their calls have finished
 ENDED_NOTE = "(the session has ended)"
 
 
@@ -74,10 +78,10 @@ class PayloadTab:
         """The wrapper's caption over the document."""
         if self.state == TabState.SHOWN:
             return self.shown_caption
-        if self.state == TabState.LAST:
+        if self.state in (TabState.LAST, TabState.PREVIOUS):
             lead = "Last request" + (" (failed)" if self.failed else "")
-            return f"{lead} — {self.label} {ENDED_NOTE}" if self.label else \
-                f"{lead} {ENDED_NOTE}"
+            note = f" {ENDED_NOTE}" if self.state == TabState.LAST else ""
+            return f"{lead} — {self.label}{note}" if self.label else f"{lead}{note}"
         lead = {TabState.NEXT: "Next payload", TabState.SENDING: "Sending now",
                 TabState.SENT: "Failed" if self.failed else "Sent"}[self.state]
         return f"{lead} — {self.label}" if self.label else lead
@@ -87,7 +91,7 @@ class PayloadTab:
         """The tab's text: the label without a counter in brackets ("planner" for
         "planner (turn 1)": the caption above the payload says it whole), marked while
         streaming and once done."""
-        done = self.state in (TabState.SENT, TabState.LAST)
+        done = self.state in _DONE
         mark = "✗ " if done and self.failed else _MARKS[self.state]
         short = " ".join(_COUNTER.sub("", self.label).split()) or self.label
         return f"{mark}{short or 'Payload'}"
@@ -152,21 +156,32 @@ class PayloadTabs:
         `last_calls()` gives them (read from the store). No "next" payload stays."""
         if any(t.state == TabState.LAST for t in self.tabs):
             return
-        done = [t for t in self.tabs if t.state == TabState.SENT]
+        done = [t for t in self.tabs if t.state in (TabState.SENT, TabState.PREVIOUS)]
         self.tabs = done or last_calls()
         for tab in self.tabs:
             tab.state = TabState.LAST
 
+    def between(self, last_calls: Callable[[], list[PayloadTab]]) -> None:
+        """Nothing is pending and no call is shown (a human seat writes, or the session
+        was just opened): the last step's requests as they were sent, with their replies
+        (`last_calls()`, read from the store), so the centre shows what was last sent."""
+        if self.tabs:
+            return
+        self.tabs = last_calls()
+        for tab in self.tabs:
+            tab.state = TabState.PREVIOUS
+
     def last_call_tab(self, call_id: str, label: str, actor_id: str | None, document: str,
                       outcome: CallOutcome) -> PayloadTab:
-        """A tab for a stored call of an ended session (see `ended`)."""
+        """A tab for a stored call of the session's last step (see `ended`, `between`)."""
         return PayloadTab(key=self._new_key("last"), label=label, document=document,
                           state=TabState.LAST, actor_id=actor_id, call_id=call_id,
                           reply=outcome.text, outcome=outcome)
 
     def follow(self, pending: Sequence[PendingPayload]) -> None:
         """Tabs for `pending`: streaming calls stay, a payload already streaming is not
-        shown twice; finished calls stay only while nothing else is to be shown."""
+        shown twice; finished calls (and the last step's, see `between`) stay only while
+        nothing else is to be shown."""
         sending = self.sending()
         sent_bodies = [t.messages for t in sending]
         fresh: list[PayloadTab] = []
@@ -183,7 +198,7 @@ class PayloadTabs:
             tab.document, tab.messages = payload.document, body
             fresh.append(tab)
         if not sending and not fresh:
-            self.tabs = [t for t in self.tabs if t.state == TabState.SENT]
+            self.tabs = [t for t in self.tabs if t.state in (TabState.SENT, TabState.PREVIOUS)]
             return
         keep = set(map(id, sending)) | set(map(id, fresh))
         kept = [t for t in self.tabs if id(t) in keep]
@@ -202,9 +217,10 @@ class PayloadTabs:
         """The tab of a call that just started, and whether it is a new tab (False when a
         pending payload with exactly these messages became it)."""
         # The first call of a new batch: the last batch's replies go (this batch's stay,
-        # though none of its calls streams now: a chain's calls follow one another).
-        self.tabs = [t for t in self.tabs
-                     if t.state != TabState.SENT or t.batch == self._batch]
+        # though none of its calls streams now: a chain's calls follow one another), and
+        # so does the earlier step read from the store.
+        self.tabs = [t for t in self.tabs if t.state != TabState.PREVIOUS
+                     and (t.state != TabState.SENT or t.batch == self._batch)]
         tab = next((t for t in self.tabs
                     if t.state == TabState.NEXT and t.messages == messages), None)
         is_new = tab is None

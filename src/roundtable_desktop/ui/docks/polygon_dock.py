@@ -5,7 +5,7 @@ The dock keeps what every polygon shares: who answers now (each call in flight, 
 in order), the edges (polygon_model.Interactions: waiting, flashing, fading; a live
 session's kept while replay shows its own), the frame timer that runs only while
 something fades or moves (so an idle polygon costs nothing), and when to redraw: a
-session shown, the theme or the zoom changed, a refresh asked for. What it draws, and
+session shown or ended, the theme or the zoom changed, a refresh asked for. What it draws, and
 the controls around it, come from its PolygonDrawing (polygon_drawing.py): by default
 the kind-neutral drawing of the summary's participants (polygon_plot.PlotDrawing); a
 kind's window spec may list a PolygonDock subclass that hands in its own drawing (one
@@ -50,6 +50,8 @@ class PolygonDock(BridgeDock):
         self.setMinimumSize(*drawing.minimum_size)
         bridge.callStarted.connect(self._on_bridge_call_started)
         bridge.callFinished.connect(self._on_bridge_call_finished)
+        # An end no call brings (the user ends the session) changes the caption too.
+        bridge.sessionEnded.connect(self._on_bridge_session_ended)
         self._on_bridge_session_changed()
 
     # -- reading (tests and the window) --------------------------------------------------
@@ -84,6 +86,9 @@ class PolygonDock(BridgeDock):
         super()._on_bridge_session_changed()
         if self.edges.flash:
             self.animate()
+
+    def _on_bridge_session_ended(self, _reason: str) -> None:
+        self.schedule_refresh()
 
     def _edges_of_shown_session(self) -> Interactions:
         """The live session's edges (kept while replay shows another moment), or fresh

@@ -8,6 +8,10 @@ status line shows while the session waits for the user ("" or None: the shared
 sentence built from `next_step()`), and `menu_entries`: the kind's own entries, listed
 in the Session menu while the kind is shown (MenuEntry: text, shortcut, object name,
 and `run(window)`, which may return a dialog the window keeps alive until it closes).
+`ask_first(session, action)` gives the question to ask before the toolbar (or the
+Session menu) performs an action that throws work away or ends something for good
+(AskFirst: the question, what is lost and what stays, the yes button's words), None to
+perform it at once (ui/dialogs/ask_first.py asks).
 `rehearsal` says how `roundtable rehearse` plays the kind to its end (ui/rehearsal/).
 `wording` (None: none) words a text of the session for people in the shared docks (the
 Transcript): given the session shown, a function from a text to the words shown (the
@@ -23,7 +27,7 @@ from typing import Any
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import ResultSection, SessionSummary
-from roundtable_desktop.engine.base import SessionProtocol
+from roundtable_desktop.engine.base import Action, SessionProtocol
 from roundtable_desktop.engine.headless import HumanLine
 from roundtable_desktop.ui.window.dock_set import DockSpec
 
@@ -51,6 +55,20 @@ class MenuEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class AskFirst:
+    """A question before an action: `text` ("End the session?"), `detail` (what is lost,
+    what stays) and `yes`, the words of the button that does it ("End the session")."""
+
+    text: str
+    yes: str
+    detail: str = ""
+
+
+def ask_nothing(_session: SessionProtocol, _action: Action) -> AskFirst | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
 class Rehearsal:
     """How `roundtable rehearse` plays a kind to its end: the scenario, the lines its human
     seat sends in order (as the CLI's --say / --choice give them), and the action it
@@ -70,6 +88,7 @@ class WindowKind:
     human_seat_dock: str = ""  # object name of the dock a human seat writes in
     next_sentence: Callable[[SessionProtocol], str] | None = None
     menu_entries: tuple[MenuEntry, ...] = ()
+    ask_first: Callable[[SessionProtocol, Action], AskFirst | None] = ask_nothing
     rehearsal: Rehearsal = Rehearsal()
     # Presenter mode: the docks (object names) the room should see first, when not all fit.
     presenter_docks: tuple[str, ...] = ()

@@ -5,7 +5,9 @@ At every step the player does what the status line says to do next: it finds tha
 action's toolbar button (it must be in plain view: not behind "»", not squeezed, not
 outside the window), clicks it, and waits for the window to be idle again, timing the
 step against its budget. A human seat gets the kind's rehearsal lines (WindowKind.
-rehearsal) in order, then the kind's finishing action. At the start and the end the
+rehearsal) in order, then the kind's finishing action. A click the kind asks about
+first (End the session: the toolbar's question) is answered yes, as the presenter
+would, once the question is checked to fit the screen. At the start and the end the
 layout is checked (layout_checks.py), at the end also the result and the dialogs the
 window opens. `--shots` keeps a screenshot of the start, the middle and the end.
 Must not reach into a kind's state: it reads the bridge, the toolbar and the widgets.
@@ -168,6 +170,11 @@ class RehearsalPlayer:
             button.click()
         else:  # in More (or behind "»": the problem is noted above)
             window.toolbar.qactions[action_id].trigger()
+        question = window.toolbar.question
+        if question is not None:  # the kind asks first: the presenter says yes
+            await self._frames(2)
+            report.note(layout_checks.too_tall(question, window.available_geometry()))
+            question.yes_button.click()
         # Every action says it started (an engine event), however fast it is over.
         await self._until(lambda: self._events > before, "the click to start", 5.0,
                           quiet=True)

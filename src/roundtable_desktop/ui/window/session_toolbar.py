@@ -16,7 +16,9 @@ replay the live session's actions stay listed, disabled: replay is read-only.
 
 An action that needs text takes it from the kind's human seat dock when it has one
 (the dock's `send_from_toolbar()`: it sends what is written there, or brings its editor
-forward), else from a small text prompt.
+forward), else from a small text prompt. An action the kind asks about first
+(WindowKind.ask_first: one that throws work away) is requested only once the question
+(ui/dialogs/ask_first.py, opened beside the window, never blocking) is answered yes.
 Must not perform actions itself: it emits `actionRequested(Action)` for the window and
 `newRequested` for New session.
 """
@@ -40,6 +42,7 @@ from roundtable_desktop.engine.base import SEND, STOP, Action, ActionSpec
 from roundtable_desktop.engine.registry import kind_names
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.dialogs.ask_first import AskFirstBox, open_question
 from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 from roundtable_desktop.ui.window.toolbar_widgets import (
@@ -81,6 +84,7 @@ class SessionToolBar(QToolBar):
         self._placed: list[QAction] = []  # toolbar entries of the current actions
         self._ids: tuple[str, ...] = ()
         self.text_prompt: QInputDialog | None = None
+        self.question: AskFirstBox | None = None  # asked before an action, while open
         self.stop_bar: StopBar | None = None
         self.visibilityChanged.connect(self._on_visibility_changed)
 
@@ -399,7 +403,25 @@ class SessionToolBar(QToolBar):
             self._ask_for_text(spec)
             return
         steps = self.steps_spin.value() if spec.needs_steps else None
-        self.actionRequested.emit(Action(id=action_id, steps=steps))
+        self._request(Action(id=action_id, steps=steps))
+
+    def _request(self, action: Action) -> None:
+        """Request `action`, once the kind's question about it is answered yes."""
+        handle = self._runner.handle
+        question = window_kind(handle.kind or handle.session.kind).ask_first(
+            handle.session, action) if handle is not None else None
+        if question is None:
+            self.actionRequested.emit(action)
+            return
+        if self.question is not None:  # one question at a time
+            self.question.raise_()
+            return
+        self.question = open_question(self.window(), question,
+                                      lambda: self.actionRequested.emit(action))
+        self.question.finished.connect(self._on_question_finished)
+
+    def _on_question_finished(self, _result: int) -> None:
+        self.question = None
 
     def _on_text_prompt_selected(self, action_id: str, text: str) -> None:
         if text.strip():

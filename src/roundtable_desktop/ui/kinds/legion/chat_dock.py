@@ -6,6 +6,13 @@ Enter (or Send) performs `send` to the selected channel through the window's ses
 runner; `send` may run while minions think, so the Commander keeps writing. In the
 minions-only channel the line becomes the minions' topic. A silent minion posts
 nothing: its quiet line is in its diary (the Minion dock), never in the chat.
+A roomy dock (a desktop) lists the channels beside the messages; a small one (a laptop,
+presenter mode's tab group) lines them up in one row above the messages, every name
+whole (the selected one marked and scrolled into view; its members in its tooltip; a
+scroll bar when they do not all fit), and leaves out the sentence on top (the window's
+status line says it) and the channel's heading, so the conversation, where the audience
+looks, keeps the height: at least MESSAGE_LINES lines at any zoom, with the line to
+write in below it.
 Must hold no engine logic.
 """
 
@@ -17,6 +24,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QLineEdit,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
@@ -44,8 +52,12 @@ DIARY_ROLE = Qt.ItemDataRole.UserRole + 1
 TYPE_WORDS = {ChannelType.DM: "DM", ChannelType.GROUP: "group",
               ChannelType.MINIONS: "minions only"}
 CHANNELS_WIDTH = (110, 230)  # the channel list's width: its longest row, within these
-# At least this wide (pixels), the channels stand beside the messages; else above them.
+# At least this wide (pixels) and this many lines high, the channels stand beside the
+# messages (and the sentence on top stays); else they stand in one row above them.
 SIDE_BY_SIDE_WIDTH = 540
+ROOMY_LINES = 18
+MESSAGE_LINES = 4  # the conversation is never squeezed below this many lines
+CHANNEL_SPACING = 4  # between the channels in a row
 UNLIMITED = 16_777_215  # QWIDGETSIZE_MAX
 DIARY_HINT = "Click a minion's message to read its diary: what it perceived and planned."
 
@@ -112,10 +124,15 @@ class LegionChatDock(LegionDock):
         layout.addWidget(split, 1)
         layout.addWidget(self.seat)
         self.setWidget(body)
-        lines = self.fontMetrics().lineSpacing()
-        self.messages.setMinimumHeight(3 * lines)
-        self.diary.setMinimumHeight(2 * lines)
+        self._fit_heights()
         self.refresh()
+
+    def _fit_heights(self) -> None:
+        """The conversation's and the diary's least heights, in lines at this zoom."""
+        lines = self.messages.fontMetrics().lineSpacing()
+        frame = 2 * self.messages.frameWidth()
+        self.messages.setMinimumHeight(MESSAGE_LINES * lines + frame)
+        self.diary.setMinimumHeight(2 * lines + frame)
 
     # -- reading (tests and the window) ------------------------------------------------------
     def channel(self) -> str | None:
@@ -217,38 +234,70 @@ class LegionChatDock(LegionDock):
         self.channels.blockSignals(True)
         self.select_channel(self._channel or "")
         self.channels.blockSignals(False)
+        if self.channels.currentItem() is not None:  # in a row too short for them all
+            self.channels.scrollToItem(self.channels.currentItem())
+
+    def roomy(self) -> bool:
+        """Whether the dock has room for the channels beside the messages."""
+        lines = self.fontMetrics().lineSpacing()
+        return self.width() >= SIDE_BY_SIDE_WIDTH and self.height() >= ROOMY_LINES * lines
 
     def _fit_channel_list(self) -> None:
-        """The channel list as wide as its longest row (within CHANNELS_WIDTH), at this
-        zoom; the messages take the rest."""
-        metrics = self.channels.fontMetrics()
-        rows = self.channel_rows()
-        want = max((metrics.horizontalAdvance(row) for row in rows), default=0)
-        want += 2 * self.channels.frameWidth() + 16
-        width = max(CHANNELS_WIDTH[0], min(want, CHANNELS_WIDTH[1]))
+        """Roomy: the channel list beside the messages, as wide as its longest row (within
+        CHANNELS_WIDTH) at this zoom. Small: the channels in one row above the messages,
+        each name whole; the sentence on top and the heading go (the status line and
+        the marked channel say them)."""
         channels = self.channels
-        if self.width() >= SIDE_BY_SIDE_WIDTH:
+        if self.roomy():
+            metrics = channels.fontMetrics()
+            want = max((metrics.horizontalAdvance(row) for row in self.channel_rows()),
+                       default=0) + 2 * channels.frameWidth() + 16
             self.split.setOrientation(Qt.Orientation.Horizontal)
+            channels.setFlow(QListView.Flow.TopToBottom)
+            channels.setSpacing(0)
+            channels.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             channels.setMinimumHeight(0)
             channels.setMaximumHeight(UNLIMITED)
-            channels.setFixedWidth(width)
-        else:  # a narrow dock (a laptop): the channels in a strip above the messages
-            self.split.setOrientation(Qt.Orientation.Vertical)
-            channels.setMinimumWidth(0)
-            channels.setMaximumWidth(UNLIMITED)
-            rows = sum(channels.sizeHintForRow(i) for i in range(channels.count()))
-            height = max(rows, metrics.height()) + 2 * channels.frameWidth() + 4
-            channels.setFixedHeight(height)
-            self.split.setSizes([height, max(1, self.split.height() - height)])
+            channels.setFixedWidth(max(CHANNELS_WIDTH[0], min(want, CHANNELS_WIDTH[1])))
+            self.status.show()
+            self.header.show()
+            return
+        self.split.setOrientation(Qt.Orientation.Vertical)
+        channels.setFlow(QListView.Flow.LeftToRight)
+        channels.setSpacing(CHANNEL_SPACING)
+        channels.setMinimumWidth(0)
+        channels.setMaximumWidth(UNLIMITED)
+        height = self._strip_height()
+        channels.setFixedHeight(height)
+        self.split.setSizes([height, max(1, self.split.height() - height)])
+        self.status.hide()
+        self.header.hide()
+
+    def _strip_height(self) -> int:
+        """The height of the channels in one row across the dock's width, with a scroll
+        bar under them when they do not all fit."""
+        channels = self.channels
+        frame = 2 * channels.frameWidth()
+        room = max(1, self.width() - 8 - frame)  # the body's margins
+        used, row_height = CHANNEL_SPACING, channels.fontMetrics().height()
+        for i in range(channels.count()):
+            hint = channels.sizeHintForIndex(channels.model().index(i, 0))
+            used += hint.width() + 2 * CHANNEL_SPACING
+            row_height = max(row_height, hint.height())
+        fits = used <= room
+        channels.setHorizontalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAlwaysOff if fits else
+            Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        bar = 0 if fits else channels.horizontalScrollBar().sizeHint().height()
+        return row_height + 2 * CHANNEL_SPACING + frame + bar
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        wide = self.width() >= SIDE_BY_SIDE_WIDTH
-        if wide != (self.split.orientation() == Qt.Orientation.Horizontal):
-            self._fit_channel_list()
+        self._fit_channel_list()
 
     def _on_theme_changed(self) -> None:
-        self._fit_channel_list()  # a zoom changes the font
+        self._fit_heights()  # a zoom changes the font
+        self._fit_channel_list()
 
     def _fill_messages(self, state: LegionState) -> None:
         channel = state.channel(self._channel or state.default_channel)

@@ -1,12 +1,15 @@
 """The Opinions dock (pyqtgraph): each minion's score for each participant over time,
 over the five mode bands shaded (1-20 Hostile/Minimal … 86-100 Obsessed/Eager).
 
-x is the message a score changed at (0: the start), y the score; one curve per minion
-and participant, the colour the minion's (the theme's inks in order), the line style
-the participant's. A picker shows one minion's curves or all. The data is the legion
-state's score history (`state.scores`), read again on every change of it, so a replay
-step shows the curves as they were. Colours follow the theme: curves take its inks,
-the bands alternate two shades of its text colour, the axes its palette.
+x is the message a score changed at (0: the start), whole numbers only on its axis
+(TurnAxis: never 0.2 … 0.8 between two messages); y the score, the band boundaries on
+the left axis and the bands' names on the right one, beside the plot, so a name is
+never printed over a curve. One curve per minion and participant, the colour the
+minion's (the theme's inks in order), the line style the participant's. A picker shows
+one minion's curves or all. The data is the legion state's score history
+(`state.scores`), read again on every change of it, so a replay step shows the curves
+as they were. Colours follow the theme: curves take its inks, the bands alternate two
+shades of its text colour, the axes its palette.
 Must hold no engine logic.
 """
 
@@ -34,13 +37,34 @@ PARTICIPANT_DASHES = ("━━", "╍╍", "┅┅", "━┅")
 BAND_ALPHA = (18, 40)  # the bands' shades, alternating, over the plot's background
 
 
+class TurnAxis(pg.AxisItem):
+    """An axis of counted things (messages): ticks at whole numbers only, however short
+    the range (pyqtgraph would tick 0.2 … 0.8 between 0 and 1)."""
+
+    def tickSpacing(self, minVal: float, maxVal: float,
+                    size: float) -> list[tuple[float, float]]:
+        levels = [(spacing, offset) for spacing, offset in
+                  super().tickSpacing(minVal, maxVal, size)
+                  if spacing >= 1 and float(spacing).is_integer()]
+        return levels or [(1.0, 0.0)]
+
+    def tickStrings(self, values: list[float], scale: float,
+                    spacing: float) -> list[str]:
+        return [str(round(v * scale)) for v in values]
+
+
+def short_mode(mode: str) -> str:
+    """A band's name as the axis shows it: "Friendly" for "Friendly/Proactive"."""
+    return mode.split("/", 1)[0]
+
+
 class LegionOpinionsDock(LegionDock):
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None, *,
                  runner: SessionRunner | None = None) -> None:
         super().__init__("Opinions", "legionOpinionsDock", bridge, parent, runner=runner)
         self._curves: dict[tuple[str, str], pg.PlotDataItem] = {}
         self._bands: list[pg.LinearRegionItem] = []
-        self._band_labels: list[pg.TextItem] = []
+        self._band_ticks: list[tuple[float, str]] = []  # the right axis's names
         self._inks: Inks = inks(self.theme_palette())
 
         self.picker = QComboBox()
@@ -50,17 +74,24 @@ class LegionOpinionsDock(LegionDock):
         self.legend.setObjectName("legionOpinionsLegend")
         self.legend.setWordWrap(True)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.plot = still_plot("legionOpinionsPlot", grid=False)  # the mode bands are its grid
+        self.plot = still_plot("legionOpinionsPlot", grid=False,  # the mode bands are its grid
+                               axis_items={"bottom": TurnAxis(orientation="bottom")})
         self.plot.setAntialiasing(True)
         item = self.plot.getPlotItem()
         self.plot.setToolTip("x: the message a score changed at (0 is the start); "
-                             "y: the score, over its mode band")
+                             "y: the score, over its mode band ("
+                             + ", ".join(f"{low}-{high} {mode}" for low, high, mode in BANDS)
+                             + ")")
         item.getViewBox().disableAutoRange()  # the bands stay whole as curves come
         self.plot.setYRange(MIN_SCORE - 1, MAX_SCORE + 1, padding=0)
         self.plot.getAxis("left").setTicks([[(low, str(low)) for low, _, _ in BANDS]])
+        item.showAxis("right")  # the bands' names, beside the curves, never over them
+        self.band_axis: pg.AxisItem = item.getAxis("right")
+        self.band_axis.setStyle(tickLength=0)
+        self.band_axis.setTicks([[]])  # never the axis's own numbers: names, once it is sized
         item.getViewBox().sigResized.connect(self._fit_band_labels)
         self.plot.setMinimumSize(160, 110)
-        for low, high, mode in BANDS:
+        for low, high, _mode in BANDS:
             band = pg.LinearRegionItem(values=(low - 0.5, high + 0.5),
                                        orientation="horizontal", movable=False)
             band.setZValue(-10)
@@ -68,10 +99,6 @@ class LegionOpinionsDock(LegionDock):
                 line.setPen(pg.mkPen(None))
             self.plot.addItem(band)
             self._bands.append(band)
-            label = pg.TextItem(mode, anchor=(0, 0.5))
-            label.setZValue(-5)
-            self.plot.addItem(label)
-            self._band_labels.append(label)
 
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Show"))
@@ -96,7 +123,12 @@ class LegionOpinionsDock(LegionDock):
         return self._curves.get((minion, participant))
 
     def band_names(self) -> list[str]:
-        return [label.toPlainText() for label in self._band_labels]
+        """The bands, by their full names (the right axis shows their first words)."""
+        return [mode for _, _, mode in BANDS]
+
+    def band_labels(self) -> list[str]:
+        """The names on the right axis now (a band too short to hold one shows none)."""
+        return [text for _value, text in self._band_ticks]
 
     # -- refresh ------------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -158,8 +190,6 @@ class LegionOpinionsDock(LegionDock):
         last = max((xs[-1] for xs, _ in series.values()), default=1)
         self.plot.setXRange(0, max(1, last), padding=0.04)
         self.plot.setYRange(MIN_SCORE - 1, MAX_SCORE + 1, padding=0)  # every band, always
-        for label, (low, high, _mode) in zip(self._band_labels, BANDS, strict=True):
-            label.setPos(0, (low + high) / 2)
         self.legend.setText(self._legend_html(state, minions, participants))
         self.legend.setVisible(bool(series))
 
@@ -168,9 +198,11 @@ class LegionOpinionsDock(LegionDock):
         short plot on a laptop would stack them on one another)."""
         height = self.plot.getViewBox().height()
         line = self.fontMetrics().height()
-        for label, (low, high, _mode) in zip(self._band_labels, BANDS, strict=True):
-            band = height * (high - low + 1) / (MAX_SCORE - MIN_SCORE + 3)
-            label.setVisible(band >= line * 1.1)
+        shown = [((low + high) / 2, short_mode(mode)) for low, high, mode in BANDS
+                 if height * (high - low + 1) / (MAX_SCORE - MIN_SCORE + 3) >= line * 1.1]
+        if shown != self._band_ticks:
+            self._band_ticks = shown
+            self.band_axis.setTicks([shown])
 
     def _minion_colour(self, state: LegionState | None, name: str) -> str:
         names = [m.name for m in state.minions] if state is not None else [name]
@@ -193,15 +225,13 @@ class LegionOpinionsDock(LegionDock):
         self._inks = inks(pal)
         text = pal.color(QPalette.ColorRole.Text)
         follow_palette((self.plot,), pal, self.font())
+        self.band_axis.setPen(pg.mkPen(text))
+        self.band_axis.setTextPen(pg.mkPen(text))
+        self.band_axis.setTickFont(self.font())
         for index, band in enumerate(self._bands):
             shade = QColor(text)
             shade.setAlpha(BAND_ALPHA[index % 2])
             band.setBrush(pg.mkBrush(shade))
-        muted = QColor(text)
-        muted.setAlpha(150)
-        for label in self._band_labels:
-            label.setColor(muted)
-            label.setFont(self.font())
         self._fit_band_labels()
 
     def _on_theme_changed(self) -> None:

@@ -7,7 +7,8 @@ minion's score for each participant over time over the mode bands), Minion (left
 the shared Polygon: persona, model, editable scores, the last turn's diary with its
 quiet lines, the speed slider) and Legion analytics tabbed with the shared Metrics
 (messages, tokens, cost and latency per minion). The chat dock says what to do next on
-top ("Write to your minions: pick a channel and press Enter"). The end panel shows the
+top ("Write to your minions: pick a channel and press Enter"). End the session asks
+first, saying what ends and what stays (`ask_before_end`). The end panel shows the
 final opinion scores with their trajectories. The session's MCP servers are stopped by
 the runner through the kind-neutral `SessionProtocol.aclose()` when the window drops
 the session. Must not build widgets or read the legion beyond its summary.
@@ -17,15 +18,18 @@ from __future__ import annotations
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.summary import ResultSection, SessionSummary
+from roundtable_desktop.engine.base import Action, SessionProtocol
 from roundtable_desktop.engine.headless import HumanLine
+from roundtable_desktop.kinds.legion.state import LegionState
 from roundtable_desktop.ui.kinds.legion.analytics_dock import LegionAnalyticsDock
 from roundtable_desktop.ui.kinds.legion.chat_dock import LegionChatDock
 from roundtable_desktop.ui.kinds.legion.minion_dock import LegionMinionDock
 from roundtable_desktop.ui.kinds.legion.opinions_dock import LegionOpinionsDock
-from roundtable_desktop.ui.kinds.spec import Rehearsal, WindowKind
+from roundtable_desktop.ui.kinds.spec import AskFirst, Rehearsal, WindowKind
 from roundtable_desktop.ui.window.dock_set import Area, DockSpec
 
 CHAT_DOCK = "legionChatDock"
+END = "end"  # the legion's End the session (kinds/legion/session.py)
 
 
 def legion_result(summary: SessionSummary) -> ResultSection:
@@ -44,6 +48,19 @@ def legion_ended(summary: SessionSummary, kind_title: str, calls: int) -> str:
     return f"The legion ended after {said} ({count_of(calls, 'call')})."
 
 
+def ask_before_end(session: SessionProtocol, action: Action) -> AskFirst | None:
+    """End the session cannot be undone: ask first, naming what ends and what stays."""
+    state = getattr(session, "state", None)
+    if action.id != END or not isinstance(state, LegionState):
+        return None
+    chat = count_of(len(state.messages), "message")
+    return AskFirst(
+        text="End the session?",
+        detail=(f"The minions stop answering and {state.commander} can no longer write; "
+                f"the chat ({chat}) stays saved, to export or replay."),
+        yes="End the session")
+
+
 LEGION_WINDOW = WindowKind(
     name="legion",
     docks=(
@@ -56,6 +73,7 @@ LEGION_WINDOW = WindowKind(
     result=legion_result,
     what_happened=legion_ended,
     human_seat_dock=CHAT_DOCK,
+    ask_first=ask_before_end,
     # The Commander's three lines of the seed script (resources/legion/scripts/), then End.
     rehearsal=Rehearsal(lines=(
         HumanLine("hi", channel="commander-alpha"),

@@ -1,5 +1,8 @@
 """The evaluation checklist of the exercise, ticking as the debrief reveals each pattern,
 with the debrief itself below it. Read-only: the ticks come from the debrief text.
+Until the debrief the checklist is the answer key (what the student is to spot): it is
+covered (answer_key.py) unless the teacher asks for it, and covered again for every
+other exercise; once the debrief is written it shows to all.
 Must hold no engine logic.
 """
 
@@ -15,8 +18,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.kinds.tutor.summary import checklist_ticks
 from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.kinds.tutor.answer_key import AnswerKeyView, exercise_key
 from roundtable_desktop.ui.kinds.tutor.dock_base import TutorDock
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
@@ -25,9 +30,11 @@ class TutorEvaluationDock(TutorDock):
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None, *,
                  runner: SessionRunner | None = None) -> None:
         super().__init__("Evaluation", "tutorEvaluationDock", bridge, parent, runner=runner)
+        self._exercise: tuple[str, int] | None = None
         self.checklist = QListWidget()
         self.checklist.setObjectName("tutorChecklist")
         self.checklist.setWordWrap(True)
+        self.answer_key = AnswerKeyView(self.checklist, "", "tutorChecklistKey")
         self.debrief = QPlainTextEdit()
         self.debrief.setObjectName("tutorDebrief")
         self.debrief.setReadOnly(True)
@@ -35,11 +42,15 @@ class TutorEvaluationDock(TutorDock):
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.addWidget(QLabel("Checklist (ticks as the debrief reveals each pattern):"))
-        layout.addWidget(self.checklist, 1)
+        layout.addWidget(self.answer_key, 1)
         layout.addWidget(QLabel("Debrief:"))
         layout.addWidget(self.debrief, 2)
         self.setWidget(body)
+        self.answer_key.set_colours(self.theme_palette())
         self.refresh()
+
+    def _on_theme_changed(self) -> None:
+        self.answer_key.set_colours(self.theme_palette())
 
     def ticks(self) -> list[tuple[str, bool]]:
         return [(self.checklist.item(i).text(),
@@ -48,10 +59,19 @@ class TutorEvaluationDock(TutorDock):
 
     def refresh(self) -> None:
         state = self.state()
+        exercise = exercise_key(self.bridge, state)
+        if exercise != self._exercise:  # another exercise: its checklist starts covered
+            self._exercise = exercise
+            self.answer_key.cover()
         self.checklist.clear()
         if state is None:
             self.debrief.clear()
             return
+        items = len(state.cartridge.evaluation.checklist)
+        self.answer_key.cover_label.setText(
+            f"{count_of(items, 'checklist item')} to spot: each shows here, ticked or not, "
+            "once the debrief reveals it. Until then the checklist is the answer key.")
+        self.answer_key.make_public(state.debrief is not None)
         for text, done in checklist_ticks(state):
             item = QListWidgetItem(text)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # shown, never ticked by hand

@@ -2,7 +2,11 @@
 layers of the next request (each with its source), the student's path, the transitions
 taken and every withheld reply with why; and the dialogue's token budget, editable (the
 next request is trimmed to it; the session's `set_budget` edit). Not for the student's
-eyes: it starts tabbed behind the Evaluation dock. Must hold no engine logic.
+eyes, nor the room's: it is the answer key (answer_key.py), covered, the budget with
+it, until the teacher clicks "Show the answer key" (or Session › Show the answer key),
+and covered again for every other exercise and in every new window. Covered, it takes
+a line and a button, so in presenter mode's shared tab groups the student's chat
+keeps the height. Must hold no engine logic.
 """
 
 from __future__ import annotations
@@ -23,16 +27,19 @@ from roundtable_desktop.kinds.tutor.edit import SET_BUDGET
 from roundtable_desktop.kinds.tutor.session import TutorSession
 from roundtable_desktop.kinds.tutor.state import TutorState
 from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.kinds.tutor.answer_key import AnswerKeyView, exercise_key
 from roundtable_desktop.ui.kinds.tutor.dock_base import TutorDock
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
+COVERED_TEXT = "The answer key is hidden: teacher only."
 
 
 class TutorTeacherDock(TutorDock):
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None, *,
                  runner: SessionRunner | None = None) -> None:
         super().__init__("Teacher view", "tutorTeacherDock", bridge, parent, runner=runner)
+        self._exercise: tuple[str, int] | None = None
         self.text = QPlainTextEdit()
         self.text.setObjectName("tutorTeacherText")
         self.text.setReadOnly(True)
@@ -47,13 +54,24 @@ class TutorTeacherDock(TutorDock):
         self.budget.editingFinished.connect(self._on_budget_editing_finished)
         form = QFormLayout()
         form.addRow("Budget", self.budget)
-        body = QWidget()
-        layout = QVBoxLayout(body)
+        key = QWidget()
+        layout = QVBoxLayout(key)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
         layout.addWidget(self.text, 1)
-        self.setWidget(body)
+        self.answer_key = AnswerKeyView(key, COVERED_TEXT, "tutorAnswerKey")
+        self.setWidget(self.answer_key)
+        self.answer_key.set_colours(self.theme_palette())
         self.refresh()
+
+    def show_answer_key(self) -> None:
+        """The teacher's explicit action: this dock in front, the key uncovered."""
+        self.show()
+        self.raise_()
+        self.answer_key.show_key()
+
+    def _on_theme_changed(self) -> None:
+        self.answer_key.set_colours(self.theme_palette())
 
     def _on_budget_editing_finished(self) -> None:
         session = self.live_session()
@@ -67,6 +85,10 @@ class TutorTeacherDock(TutorDock):
 
     def refresh(self) -> None:
         state = self.state()
+        exercise = exercise_key(self.bridge, state)
+        if exercise != self._exercise:  # another exercise: its key starts covered
+            self._exercise = exercise
+            self.answer_key.cover()
         text = "No tutor exercise is shown." if state is None else self._describe(state)
         if self.text.toPlainText() != text:
             self.text.setPlainText(text)
