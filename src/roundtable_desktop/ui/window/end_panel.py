@@ -180,7 +180,8 @@ class EndPanel(QFrame):
             self.items_layout.takeAt(0)
         items = [w for w in self._items if w.objectName() == "endItem"]
         for index, widget in enumerate(items):
-            self.items_layout.addWidget(widget, index // columns, index % columns)
+            self.items_layout.addWidget(widget, index // columns, index % columns,
+                                        Qt.AlignmentFlag.AlignTop)  # rows read level
         row = (len(items) + columns - 1) // columns
         for widget in self._items[len(items):]:  # the text, or the empty note
             self.items_layout.addWidget(widget, row, 0, 1, columns)
