@@ -137,6 +137,8 @@ class RehearsalPlayer:
         cut = layout_checks.result_cut(window)
         if cut and window.end_panel.isVisible():
             window.end_panel.full_button.setChecked(True)
+            await self._until(lambda: not window.end_panel.fitting, "the result to fit", 5.0,
+                              quiet=True)
             await self._frames()
             self._shoot(report, "result")
             cut = layout_checks.result_cut(window)

@@ -13,7 +13,7 @@ theme. Must hold no engine logic: the window fills it and wires its buttons.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from roundtable_desktop.domain.summary import ResultItem, ResultSection
 from roundtable_desktop.ui.text_label import text_label
-from roundtable_desktop.ui.theme import colors, point_size
+from roundtable_desktop.ui.theme import ZOOM_STEPS, colors, point_size, step_zoom
 
 # Sizes as multiples of the window's text size: the result reads from across a room.
 HEADLINE_SCALE = 1.1
@@ -65,6 +65,7 @@ class EndPanel(QFrame):
     replayRequested = Signal()
     newSessionRequested = Signal()
     fullSizeToggled = Signal(bool)  # the result alone in the window, or back
+    fitted = Signal()  # fit_text has found the size at which the result reads whole
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -132,6 +133,12 @@ class EndPanel(QFrame):
         column.addWidget(self.items_area, 1)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self._titles: list[str] = []
+        self.fitting = False  # fit_text is still making the text smaller
+        self._fit = ("light", 1.0)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(30)
+        self._fit_timer.timeout.connect(self._fit_step)
         self.set_look("light", 1.0)
 
     # -- reading (tests and the window) ----------------------------------------------------
@@ -160,6 +167,26 @@ class EndPanel(QFrame):
         super().resizeEvent(event)
         self._arrange_top()
         self._arrange_items()
+
+    def fit_text(self, theme: str, zoom: float) -> None:
+        """At full size: from `zoom`, a step smaller each pass while the result still
+        needs scrolling, down to the smallest zoom step, so it reads whole at any zoom
+        the window has; `fitted` when done. `set_look` gives the window's size back."""
+        self._fit = (theme, zoom)
+        self.fitting = True
+        self.set_look(theme, zoom)
+        self._fit_timer.start()
+
+    def _fit_step(self) -> None:
+        theme, zoom = self._fit
+        if self.needs_scrolling() and zoom > ZOOM_STEPS[0] + 1e-6:
+            zoom = step_zoom(zoom, -1)
+            self._fit = (theme, zoom)
+            self.set_look(theme, zoom)
+            self._fit_timer.start()  # the new sizes are laid out on the next pass
+            return
+        self.fitting = False
+        self.fitted.emit()
 
     def needs_scrolling(self) -> bool:
         """The result is taller than the room it is shown in."""
@@ -243,7 +270,7 @@ class EndPanel(QFrame):
 QFrame#endPanel {{ background: {c.panel}; border-top: 4px solid {c.accent};
                    border-bottom: 2px solid {c.border}; }}
 QScrollArea#endItemsArea, QWidget#endItems {{ background: {c.panel}; }}
-QLabel {{ background: transparent; }}
+QLabel {{ background: transparent; font-size: {pt:.1f}pt; }}
 QLabel#endHeadline {{ font-size: {pt * HEADLINE_SCALE:.1f}pt; font-weight: 600; }}
 QLabel#endHeading {{ font-size: {pt * HEADING_SCALE:.1f}pt; font-weight: 700;
                      color: {c.accent}; }}

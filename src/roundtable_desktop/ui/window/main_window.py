@@ -462,11 +462,13 @@ class MainWindow(QMainWindow):
             for dock in self._full_size_hid:
                 dock.hide()
             self.context_view.hide()
+            self.end_panel.fit_text(self._theme, self._zoom)  # whole, at any zoom
         else:
             for dock in self._full_size_hid:
                 dock.show()
             self._full_size_hid = []
             self.context_view.show()
+            self.end_panel.set_look(self._theme, self._zoom)
 
     def toggle_full_result(self) -> None:
         """View › Result full size (F10): the ended session's result alone, or back."""
