@@ -1,5 +1,6 @@
-"""The evaluation checklist of the exercise, ticking as the debrief reveals each pattern,
-with the debrief itself below it. Read-only: the ticks come from the debrief text.
+"""The evaluation checklist of the exercise, ticked once the debrief is written from the
+verdict on each item (spotted: checked, partly: half-checked, missed: empty), with the
+debrief below it, headed by the count of the same verdicts. Read-only.
 Must hold no engine logic.
 """
 
@@ -15,10 +16,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roundtable_desktop.kinds.tutor.summary import checklist_ticks
+from roundtable_desktop.kinds.tutor.summary import checklist_verdicts, debrief_text
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.kinds.tutor.dock_base import TutorDock
 from roundtable_desktop.ui.window.session_runner import SessionRunner
+
+_CHECKS = {"spotted": Qt.CheckState.Checked, "partly": Qt.CheckState.PartiallyChecked,
+           "missed": Qt.CheckState.Unchecked}
 
 
 class TutorEvaluationDock(TutorDock):
@@ -34,7 +38,7 @@ class TutorEvaluationDock(TutorDock):
         self.debrief.setPlaceholderText("The debrief comes when the task ends.")
         body = QWidget()
         layout = QVBoxLayout(body)
-        layout.addWidget(QLabel("Checklist (ticks as the debrief reveals each pattern):"))
+        layout.addWidget(QLabel("Checklist (ticked from what the student spotted):"))
         layout.addWidget(self.checklist, 1)
         layout.addWidget(QLabel("Debrief:"))
         layout.addWidget(self.debrief, 2)
@@ -52,10 +56,14 @@ class TutorEvaluationDock(TutorDock):
         if state is None:
             self.debrief.clear()
             return
-        for text, done in checklist_ticks(state):
+        for text, verdict in checklist_verdicts(state):
             item = QListWidgetItem(text)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # shown, never ticked by hand
-            item.setCheckState(Qt.CheckState.Checked if done else Qt.CheckState.Unchecked)
+            item.setCheckState(_CHECKS[verdict.verdict] if verdict is not None
+                               else Qt.CheckState.Unchecked)
+            if verdict is not None and verdict.quote:
+                item.setToolTip(f"{verdict.verdict}: “{verdict.quote}”")
             self.checklist.addItem(item)
-        if self.debrief.toPlainText() != (state.debrief or ""):
-            self.debrief.setPlainText(state.debrief or "")
+        shown = debrief_text(state)
+        if self.debrief.toPlainText() != shown:
+            self.debrief.setPlainText(shown)

@@ -2,9 +2,9 @@
 
 Docks: Student chat (right: the phase strip, the conversation with the reply streaming,
 the redaction notice, static choices as buttons, the text box; where the student, the
-human seat, writes), Evaluation (left: the checklist ticking from the debrief) and the
-Teacher view tabbed behind it (cartridge, layers with sources, the student's path,
-withheld replies). The end panel shows the debrief and the checklist.
+human seat, writes), Evaluation (left: the checklist ticked from what the student
+spotted) and the Teacher view tabbed behind it (cartridge, layers with sources, the
+student's path, withheld replies). The end panel shows the debrief and the checklist.
 Must not build widgets or change the exercise.
 """
 
@@ -24,7 +24,7 @@ def tutor_ended(summary: SessionSummary, kind_title: str, calls: int) -> str:
     """E.g. "The exercise ended with its debrief after 4 calls: 3 of 3 checklist items."""
     ticked = sum(1 for item in summary.result.items if item.title.startswith("✓"))
     return (f"The exercise ended with its debrief after {count_of(calls, 'call')}: "
-            f"{ticked} of {len(summary.result.items)} checklist items revealed.")
+            f"{ticked} of {len(summary.result.items)} checklist items spotted.")
 
 
 TUTOR_WINDOW = WindowKind(
