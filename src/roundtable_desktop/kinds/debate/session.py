@@ -45,6 +45,7 @@ from roundtable_desktop.kinds.debate.context import next_exchange
 from roundtable_desktop.kinds.debate.deck import load_deck, validate_hand
 from roundtable_desktop.kinds.debate.merge import apply_answer, apply_merge, final_table
 from roundtable_desktop.kinds.debate.progress import (
+    outcome_sentence,
     outcomes,
     record_metrics,
     snapshot,
@@ -77,6 +78,7 @@ from roundtable_desktop.kinds.debate.summary import debate_summary
 from roundtable_desktop.kinds.debate.tables import (
     assign_tables,
     claim_cruxes,
+    rank_cruxes,
     representatives,
 )
 from roundtable_desktop.llm.client import ChatClient
@@ -325,6 +327,7 @@ class DebateSession(SessionProtocol):
             return False
         done = sum(1 for r in s.rounds if r.final)
         record_metrics(s, s.table_rounds() + done)
+        rank_cruxes(s)  # the crux sides and weights as the final table left them
         s.outcomes = outcomes(s)
         self.emit(StateChanged(part="metrics"))
         if done >= s.final_rounds:
@@ -344,12 +347,7 @@ class DebateSession(SessionProtocol):
         s.ended = True
         self.emit(StateChanged(part="map"))
         self.set_phase("ended")
-        converged = [o.claim for o in s.outcomes if o.status == "converged"]
-        split = [o.claim for o in s.outcomes if o.status != "converged"]
-        self.emit(SessionEnded(reason=f"Stopped: {s.stop_reason or 'done'} "
-                                      f"({s.stop_detail}). Converged: "
-                                      f"{', '.join(converged) or 'none'}; split: "
-                                      f"{', '.join(split) or 'none'}."))
+        self.emit(SessionEnded(reason=outcome_sentence(s)))
         return True
 
     # -- payloads, persistence, summary -----------------------------------------------------------

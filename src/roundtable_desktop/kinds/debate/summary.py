@@ -22,6 +22,7 @@ from roundtable_desktop.kinds.debate.classical.summary import (
     classical_entries,
     classical_progress,
 )
+from roundtable_desktop.kinds.debate.progress import outcome_sentence
 from roundtable_desktop.kinds.debate.state import ClaimPosition, DebateState
 
 
@@ -85,8 +86,7 @@ def _entries(state: DebateState) -> list[TranscriptEntry]:
 
 
 def debate_summary(state: DebateState) -> SessionSummary:
-    stop = (f"Stop: {state.stop_reason} — {state.stop_detail}." if state.stop_reason
-            else "")
+    stop = outcome_sentence(state) if state.stop_reason else ""
     return SessionSummary(
         kind="debate",
         title=f"{state.topic} ({state.deck_title or state.deck}"
