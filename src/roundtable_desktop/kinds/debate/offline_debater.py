@@ -171,13 +171,18 @@ def argument_order(p: Persona, claims: list[ClaimInfo], anchors: list[str], seed
 
 def next_argument(p: Persona, claims: list[ClaimInfo], mine: dict[str, tuple[str, float]],
                   anchors: list[str], seed: int, index: int) -> dict[str, Any] | None:
-    """The argument for this round or turn (the `index`-th in the persona's order), or
-    None when it can no longer make that one (it moved off that side)."""
+    """The argument for this round or turn (the `index`-th in the persona's order), or,
+    when it can no longer make that one (it moved off that side, or is undecided there),
+    one of its anchor excerpts."""
     order = argument_order(p, claims, anchors, seed)
-    if not order:
-        return None
-    argument = order[index % len(order)]
-    return argument if allowed(p, claims, mine, argument) else None
+    argument = order[index % len(order)] if order else None
+    if argument is not None and allowed(p, claims, mine, argument):
+        return argument
+    # It cannot make that one now: its own words from its corpus instead, one per index
+    # (never one of its arguments, so no round repeats another's).
+    own = [a for a in anchors if not any(part in a for part in _NOT_ARGUMENTS)]
+    text = choose(own, seed, f"{p.name}:anchor-instead", index) if own else None
+    return {"kind": "", "anchor": text, "text": text} if text else None
 
 
 def answer_target(p: Persona, claims: list[ClaimInfo], positions: dict[tuple[str, str],

@@ -156,15 +156,19 @@ def _reaction(r: _Reading, bank: TutorBank, pick: Picker, named_now: list[_Techn
                          or bank.reply("spotted"))
         if line is not None:
             return line
-    if _is_question(last, r.language):
-        line = _answer(bank, pick, last)
-        if line is not None:
-            return line
-    for part in ("refused", "doubt", "keen"):
+    for part in ("refused", "doubt"):  # what the student feels before what they ask
         if _says(last, bank.words(part)):
             line = pick.pick(part, bank.reply(part))
             if line is not None:
                 return line
+    if _is_question(last, r.language):
+        line = _answer(bank, pick, last)
+        if line is not None:
+            return line
+    if _says(last, bank.words("keen")):
+        line = pick.pick("keen", bank.reply("keen"))
+        if line is not None:
+            return line
     return pick.pick("neutral", bank.reply("neutral")) or pick.pick("doubt",
                                                                       bank.reply("doubt"))
 
