@@ -9,10 +9,10 @@ horizon, pronouns), and writes the five parts in whole sentences:
 - fault lines, each splitting agents on both sides: horizons (short against long), the
   claim about who decides (its two sides' titles), the measured claim with its heaviest
   crux; a line with nobody on one side is left out;
-- flip conditions: each agent's own, and the flip it made, in the third person with the
-  pronouns of its card;
-- the evidence ledger; the resolution paths: the tests the banks give for the open
-  cruxes and split claims.
+- flip conditions: each agent's first (specific) condition, and the flip it made, in the
+  third person with the pronouns of its card;
+- the evidence ledger (what each accepts and rejects); the resolution paths: the tests
+  the banks give for the open cruxes and split claims.
 Must not read application state: only the request (and the text banks).
 """
 
@@ -40,7 +40,7 @@ from roundtable_desktop.kinds.debate.offline_reading import (
 )
 
 MAX_CRUXES = 3
-MAX_PATHS = 4
+MAX_PATHS = 3
 _CRUX = re.compile(r"^- x\d+ \[(c\d+)\] weight ([0-9.]+) (.+?) \| pro: (.*?) \| con: (.*?)"
                    r"( \| resolved)?$", re.M)
 _AGENT = re.compile(r"^- (.+?): flip conditions: (.+?) \| accepts: (.+?) \| rejects: (.+?) "
@@ -143,17 +143,19 @@ def _fault_lines(claims: list[ClaimInfo], finals: dict[tuple[str, str], tuple[st
 
 
 def _flip_conditions(agents: list[_Agent]) -> list[dict[str, object]]:
-    """Per agent one paragraph of whole sentences: its card's conditions, then the flips
-    it made, told in the third person."""
+    """Per agent one paragraph of whole sentences: the first condition of its card (the
+    specific one), then the flips it made, told in the third person."""
     template = common()["map"]["moved"]
     out = []
     for a in agents:
         told = []
         for sentence in sentences(a.flips):
             moved = _MOVED.match(sentence)
-            told.append(template.format(first=first_name(a.name), poss=a.possessive(),
-                                        name=moved.group(1), quote=moved.group(2))
-                        if moved else sentence)
+            if moved:
+                told.append(template.format(first=first_name(a.name), poss=a.possessive(),
+                                            name=moved.group(1), quote=moved.group(2)))
+            elif not told:
+                told.append(sentence)
         out.append({"agent": a.name, "conditions": [" ".join(told)]})
     return out
 
@@ -193,10 +195,9 @@ def debate_map(request: ChatRequest, seed: int) -> str:
     cruxes = [{"text": c.text, "why": choose(words["crux_why"], seed, c.text).format(
         pro=names(c.pro), con=names(c.con))} for c in shown] or \
         [{"text": words["no_crux"], "why": words["no_crux_why"]}]
-    ledger = [{"agent": a.name, "accepts": a.accepts, "rejects": a.rejects,
-               "why": choose(words["ledger"], seed, a.name).format(
-                   first=first_name(a.name), accept=a.accepts[0], reject=a.rejects[0])}
-              for a in agents]
+    # The lists say what each accepts and rejects; a sentence saying it again would only
+    # lengthen the map the audience reads.
+    ledger = [{"agent": a.name, "accepts": a.accepts, "rejects": a.rejects} for a in agents]
     return json.dumps({"cruxes": cruxes,
                        "fault_lines": _fault_lines(claims, finals, agents, shown),
                        "flip_conditions": _flip_conditions(agents),

@@ -238,7 +238,7 @@ def trickster_debrief(request: ChatRequest, seed: int) -> str:
     verdicts = [m.groupdict() for m in _VERDICT.finditer(r.system)]
     out += [_item_paragraph(r, bank, pick, v) for v in verdicts]
     out.append(pick.pick("debrief:lesson", bank.debrief("lesson")) or "")
-    return "\n\n".join(p for p in out if p)
+    return "\n".join(p for p in out if p)  # one line each: it fits the result beside
 
 
 def safety_verdict(request: ChatRequest, seed: int) -> str:
