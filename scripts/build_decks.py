@@ -195,18 +195,45 @@ DECKS = {
 
 
 def _pron(p: dict) -> tuple[str, str, str]:
+    """(subject, possessive, object): She, her, her or He, his, him."""
     return (p["she"], "her" if p["she"] == "She" else "his",
             "her" if p["she"] == "She" else "him")
 
 
+def pronouns(p: dict) -> str:
+    """The card's pronouns, as the debate's offline model and prompts read them."""
+    return "she/her" if p["she"] == "She" else "he/him"
+
+
+# A role or a blind spot said in the persona's own voice ("I advise ...", "my product").
+_FIRST_PERSON = {"runs": "run", "leads": "lead", "advises": "advise", "manages": "manage",
+                 "maintains": "maintain", "directs": "direct", "chairs": "chair",
+                 "coaches": "coach", "studies": "study", "organizes": "organize",
+                 "writes": "write", "heads": "head", "is": "am"}
+
+
+_MINE = {"his": "my", "her": "my", "she": "I", "he": "I", "misses": "miss"}
+
+
+def _mine(text: str) -> str:
+    """A blind spot in the persona's own words: "his product" -> "my product"."""
+    return " ".join(_MINE.get(w, w) for w in text.split())
+
+
+def _in_first_person(role: str) -> str:
+    """"advises a committee" -> "advise a committee"."""
+    verb, _, rest = role.partition(" ")
+    return f"{_FIRST_PERSON.get(verb, verb)} {_mine(rest)}"
+
+
 def contract(p: dict, deck: dict) -> dict:
-    she, her, _ = _pron(p)
+    she, her, him = _pron(p)
     side = deck["good"] if p["lean"] == "pro" else deck["bad"]
     other = deck["bad"] if p["lean"] == "pro" else deck["good"]
     name = p["name"].split()[0]
     return {
         "id": p["id"], "name": p["name"], "handle": p["handle"], "avatar": f"{p['id']}.png",
-        "suite": p["suite"], "locked": bool(p.get("locked", False)),
+        "suite": p["suite"], "pronouns": pronouns(p), "locked": bool(p.get("locked", False)),
         "personality": (
             f"{name} writes in {p['voice']} and {p['habit']}. {she} states a position in the "
             f"first sentence and defends it with one number, usually {p['metric']}. "
@@ -231,7 +258,7 @@ def contract(p: dict, deck: dict) -> dict:
         "flip_conditions": (
             f"{name} would change {her} mind if {p['flip']}. {she} would also move if "
             f"measured evidence from two independent sources contradicts {her} figure for "
-            f"{p['metric']}. {she} says what would not move {her}: a single anecdote or an "
+            f"{p['metric']}. {she} says what would not move {him}: a single anecdote or an "
             f"unsourced chart."),
         "evidence_policy": {
             "acceptable": [p["data"], "peer-reviewed or audited studies", "primary documents"],
@@ -257,11 +284,11 @@ def anchors(p: dict, deck: dict) -> list[dict]:
         f"I read {p['data']} every Monday. The trend is not subtle.",
         f"Show me {p['rival']} and I will show you a marketing budget.",
         f"I would change my mind if {p['flip']}.",
-        f"Ten years is a long time; I plan for {p['years']}.",
+        f"I plan for the next {p['years']} years and treat anything past {p['years'] * 2} "
+        f"as a guess.",
         "An anecdote is where a question starts, not where it ends.",
-        f"People forget that I {p['role'].replace('runs', 'run').replace('leads', 'lead')}: "
-        f"I see the numbers first.",
-        f"The honest answer: {p['blind']} is the part I think about least.",
+        f"People forget that I {_in_first_person(p['role'])}: I see the numbers first.",
+        f"The honest answer: the part I think about least is {_mine(p['blind'])}.",
         f"We measured {p['metric']} for two years before saying anything.",
         "One chart with no source changes nothing for me.",
     ]

@@ -10,6 +10,7 @@ from roundtable_desktop.cli.main import main
 from roundtable_desktop.kinds.debate.deck import load_deck
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.ui.kinds.debate.history import OUTCOMES
 from roundtable_desktop.ui.kinds.debate.history_dialog import DebateHistoryDialog
 from tests.fakes.window_harness import WAIT_MS
 from tests.kinds.debate.conftest import AI_SIX, TOPIC
@@ -82,15 +83,17 @@ def test_the_page_lists_past_debates_newest_first_with_hand_mode_and_outcome(
     assert finished.hand == [deck.card(c).name for c in AI_SIX]
     assert newer.hand == [deck.card(c).name for c in SECOND_HAND]
     assert finished.mode == "blitz"
-    assert finished.outcome == "Diverged"  # the offline demo run stops diverged
     with SessionStore.open(default_db_path(), readonly=True) as store:
-        outcomes = store.get_session(finished.session_id).state["debate"]["outcomes"]
+        debate = store.get_session(finished.session_id).state["debate"]
+    outcomes = debate["outcomes"]
+    stopped = OUTCOMES[debate["stop_reason"]]  # the offline demo run's own stop
+    assert finished.outcome == stopped
     claims = " · ".join(f"{o['claim']} {o['status']}" for o in outcomes)
-    assert "converged" in claims and "split" in claims
+    assert [o["claim"] for o in outcomes] == ["c1", "c2", "c3"]
     assert finished.claims == claims
     assert newer.outcome == "Not finished" and newer.claims == ""
     texts = page.row_texts(page.rows().index(finished))
-    assert texts[1:] == [TOPIC, ", ".join(finished.hand), "Blitz", "Diverged", claims]
+    assert texts[1:] == [TOPIC, ", ".join(finished.hand), "Blitz", stopped, claims]
     started = [r.started_at for r in page.rows()]
     assert started == sorted(started, reverse=True)
 

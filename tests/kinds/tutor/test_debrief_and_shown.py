@@ -51,11 +51,41 @@ def test_the_debrief_ends_the_task_with_a_done_event_and_the_session_ended():
     assert tutor.session.next_step() is None and tutor.session.awaiting_human() is None
 
 
-def test_the_checklist_ticks_the_patterns_the_debrief_reveals():
-    tutor = at_the_end(ScriptedClient("Too good to be true was the trick."))
+def test_the_checklist_ticks_what_the_student_spotted_not_what_the_debrief_names():
+    tutor = at_the_end(ScriptedClient("Too good to be true, scarcity and borrowed authority."))
+    tutor.state.exchanges[0].text = "A sure thing with zero risk? Too good to be true."
     assert [done for _, done in checklist_ticks(tutor.state)] == [False, False, False]
     tutor.debrief()
     assert [done for _, done in checklist_ticks(tutor.state)] == [True, False, False]
+
+
+def test_each_verdict_keeps_the_students_words_and_the_count_heads_the_debrief():
+    tutor = at_the_end(ScriptedClient("The debrief."))
+    tutor.state.exchanges[0].text = "Hm. A sure thing with zero risk? Why so soon?"
+    tutor.debrief()
+
+    verdicts = tutor.state.verdicts
+    assert verdicts is not None
+    assert [(v.verdict, v.quote) for v in verdicts] == [
+        ("spotted", "A sure thing with zero risk?"), ("partly", "Why so soon?"),
+        ("missed", "")]
+    summary = tutor_summary(tutor.state)
+    assert summary.result.text == "You spotted 1 of 3, and 1 more in part.\n\nThe debrief."
+    assert [i.title[0] for i in summary.result.items] == ["✓", "◐", "☐"]
+    assert summary.result.items[0].detail == 'spotted: "A sure thing with zero risk?"'
+
+
+def test_the_debrief_request_lists_the_verdicts_it_explains():
+    client = ScriptedClient("The debrief.")
+    tutor = at_the_end(client)
+    tutor.state.exchanges[0].text = "Who is this cousin?"
+    tutor.debrief()
+
+    system = client.requests[0].messages[0].content
+    assert '- asked_source (pattern borrowed_authority) · Asked for a source that can be ' \
+           'checked: spotted; the student wrote: "Who is this cousin?"' in system
+    assert "- named_promise (pattern too_good) · Named the impossible promise " \
+           "(certain, risk-free returns): missed" in system
 
 
 def test_the_summary_shows_choices_exchanges_redactions_transitions_and_the_debrief():
@@ -74,7 +104,8 @@ def test_the_summary_shows_choices_exchanges_redactions_transitions_and_the_debr
     kinds = [e.kind for e in summary.transcript]
     assert kinds[:2] == ["phase", "choice"]
     assert "redacted" in kinds and "system" in kinds and kinds[-1] == "debrief"
-    assert summary.result.heading == "Debrief" and summary.result.text == REVEAL
+    assert summary.result.heading == "Debrief"
+    assert summary.result.text == f"You spotted 0 of 3.\n\n{REVEAL}"
     assert summary.result.final and summary.ended
 
 

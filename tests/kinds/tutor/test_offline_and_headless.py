@@ -13,6 +13,7 @@ from roundtable_desktop.engine.registry import kind_names, kind_spec
 from roundtable_desktop.engine.replay_state import replay_session
 from roundtable_desktop.engine.session_export import export_session
 from roundtable_desktop.kinds.tutor.offline import trickster_debrief, trickster_reply
+from roundtable_desktop.kinds.tutor.offline_bank import bank_for
 from roundtable_desktop.kinds.tutor.prompts import transition_tool_spec
 from roundtable_desktop.kinds.tutor.session import TutorSession
 from roundtable_desktop.kinds.tutor.state import Exchange
@@ -36,8 +37,10 @@ def pending_request(student_lines: list[str], scenario: str = TIP, **kw) -> Chat
 # -- the offline policy -----------------------------------------------------------------
 def test_the_offline_trickster_embeds_a_listed_technique_in_character():
     reply = trickster_reply(pending_request(["hello"]), seed=0)
-    examples = ["sure thing, triple your money", "few spots are left", "My cousin works"]
-    assert any(e in reply.text for e in examples)
+    bank = bank_for(["too_good", "scarcity", "borrowed_authority"], "en")
+    lines = [line for p in ("too_good", "scarcity", "borrowed_authority")
+             for line in bank.pattern(p, "use")]
+    assert any(line in reply.text for line in lines)
     assert not reply.tool_calls
 
 

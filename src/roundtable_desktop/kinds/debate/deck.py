@@ -82,6 +82,8 @@ class Contract(BaseModel):
     handle: Text
     avatar: Text
     suite: Text
+    # How others refer to the persona: "she/her", "he/him" or "they/them" (the default).
+    pronouns: str = Field(default="they/them", pattern=r"^[a-z]+/[a-z]+$")
     locked: bool = False
     personality: str
     bias: str
@@ -126,6 +128,12 @@ class Contract(BaseModel):
         except ValueError:
             raise ValueError("must be an ISO timestamp") from None
         return value
+
+    def pronoun(self, case: str) -> str:
+        """The persona's pronoun: `subject` (she), `object` (her) or `possessive` (her)."""
+        subject, _, obj = self.pronouns.partition("/")
+        possessive = {"he": "his", "she": "her", "they": "their"}.get(subject, obj)
+        return {"subject": subject, "object": obj, "possessive": possessive}[case]
 
     def one_line(self, field: str) -> str:
         """The first sentence of a dimension: the card detail's summary line."""

@@ -75,6 +75,7 @@ def persona_layer(snapshot: PromptSnapshot, agent: Agent) -> LayerText:
     c = agent.contract
     policy = c.evidence_policy
     return snapshot.filled("persona", name=agent.name, handle=agent.handle,
+                           pronouns=c.pronouns,
                            personality=c.personality, bias=c.bias, stakes=c.stakes,
                            epistemology=c.epistemology, time_horizon=c.time_horizon,
                            flip_conditions=c.flip_conditions,
@@ -174,9 +175,13 @@ def map_request(state: DebateState, snapshot: PromptSnapshot, model: str) -> Bui
     for a in state.agents:
         p = a.contract.evidence_policy
         raised = [f.text for f in state.flips if f.agent == a.id]
+        # The final table's flips: no merge follows it to record them.
+        raised += [text for r in state.rounds if r.final for t in r.turns
+                   if t.agent == a.id for text in t.flip_triggers if text not in raised]
         agents.append(f"- {a.name}: flip conditions: {a.contract.flip_conditions} "
                       f"{' '.join(raised)} | accepts: {'; '.join(p.acceptable)} | rejects: "
-                      f"{'; '.join(p.unacceptable)} | horizon: {a.contract.time_horizon}")
+                      f"{'; '.join(p.unacceptable)} | horizon: {a.contract.time_horizon} | "
+                      f"pronouns: {a.contract.pronouns}")
     outcomes = [f"- {o.claim}: {o.status} ({o.side or 'no side'} {o.share:.0%}, entropy "
                 f"{o.entropy_bits:.2f} bits)" for o in state.outcomes]
     user = "\n".join([

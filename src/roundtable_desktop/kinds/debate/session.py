@@ -77,6 +77,7 @@ from roundtable_desktop.kinds.debate.summary import debate_summary, result_sente
 from roundtable_desktop.kinds.debate.tables import (
     assign_tables,
     claim_cruxes,
+    rank_cruxes,
     representatives,
 )
 from roundtable_desktop.llm.client import ChatClient
@@ -325,6 +326,7 @@ class DebateSession(SessionProtocol):
             return False
         done = sum(1 for r in s.rounds if r.final)
         record_metrics(s, s.table_rounds() + done)
+        rank_cruxes(s)  # the crux sides and weights as the final table left them
         s.outcomes = outcomes(s)
         self.emit(StateChanged(part="metrics"))
         if done >= s.final_rounds:

@@ -91,12 +91,14 @@ class Pattern(_Strict):
     description: str = Field(min_length=1)
     example: str = Field(min_length=1, description="how the trickster might use it")
     signals: list[str] = Field(min_length=1, description="words a student naming it uses")
+    partial_signals: list[str] = Field(
+        default_factory=list, description="words of a student who felt it without naming it")
 
 
 class ChecklistItem(_Strict):
     id: str = Field(pattern=_ID)
     text: str = Field(min_length=1)
-    pattern: str | None = None  # ticks when the debrief reveals this pattern
+    pattern: str | None = None  # ticked when the student spotted this pattern
 
 
 class PassConditions(_Strict):

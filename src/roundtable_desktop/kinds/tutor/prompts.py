@@ -20,6 +20,7 @@ from typing import Any
 from roundtable_desktop.context.layers import PromptSnapshot
 from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.kinds.tutor.cartridge import Cartridge, FreeformPhase
+from roundtable_desktop.kinds.tutor.verdict import ItemVerdict
 from roundtable_desktop.paths import prompts_dir
 
 KIND = "tutor"
@@ -93,8 +94,21 @@ def task_context(c: Cartridge, phase_id: str) -> LayerText:
     return _runtime("task_context", "\n".join(lines))
 
 
-def debrief_context(c: Cartridge) -> LayerText:
-    """Layer 5 of the debrief: the same data, framed as what to reveal."""
+def verdict_lines(c: Cartridge, verdicts: list[ItemVerdict]) -> list[str]:
+    """`- item_id (pattern p): spotted; the student wrote: "..."`, one per checklist item."""
+    texts = {item.id: item.text for item in c.evaluation.checklist}
+    lines = []
+    for v in verdicts:
+        about = f" (pattern {v.pattern})" if v.pattern else ""
+        quote = f'; the student wrote: "{v.quote}"' if v.quote else ""
+        lines.append(f"- {v.item}{about} · {texts.get(v.item, v.item)}: {v.verdict}{quote}")
+    return lines
+
+
+def debrief_context(c: Cartridge, verdicts: list[ItemVerdict]) -> LayerText:
+    """Layer 5 of the debrief: the same data, framed as what to reveal, with the verdict
+    on each checklist item that the debrief explains (the app ticks the checklist and
+    states the count from the same verdicts)."""
     lines = [f"# Debrief: {c.title}",
              "The exercise is over. Drop the Trickster's stance completely: you are now a "
              "friendly coach talking to the student about what just happened.",
@@ -103,6 +117,10 @@ def debrief_context(c: Cartridge) -> LayerText:
              "For each technique, quote what the student actually wrote (their own words, in "
              "quotation marks) that shows they saw it or missed it.",
              *_evaluation(c), "",
+             "The verdict on each checklist item (spotted, partly or missed). The app ticks "
+             "the checklist from these verdicts and states the count itself: explain each "
+             "verdict to the student, in this order, and give no score of your own.",
+             *verdict_lines(c, verdicts), "",
              "End with the lesson of the exercise in one or two sentences."]
     return _runtime("debrief_context", "\n".join(lines))
 

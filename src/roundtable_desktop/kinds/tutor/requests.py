@@ -83,7 +83,7 @@ def debrief_layers(state: TutorState, snapshot: PromptSnapshot) -> list[LayerTex
     c = state.cartridge
     layers = _file_layers(snapshot)
     layers.update({
-        "debrief_context": debrief_context(c),
+        "debrief_context": debrief_context(c, state.current_verdicts()),
         "safety_config": safety_config(c),
         "language": language_instruction(c),
         "student_path": student_path(state.context_labels()),

@@ -73,6 +73,7 @@ from roundtable_desktop.kinds.tutor.state import (
     TutorState,
 )
 from roundtable_desktop.kinds.tutor.summary import tutor_summary
+from roundtable_desktop.kinds.tutor.verdict import count_sentence, judge
 from roundtable_desktop.llm.client import ChatClient
 
 REPLY, DEBRIEF = "reply", "debrief"
@@ -312,6 +313,7 @@ class TutorSession(SessionProtocol):
         if not s.awaiting_debrief():
             raise ActionUnavailable("The debrief comes when the task ends.")
         self._take_snapshot()
+        s.verdicts = judge(s.cartridge, s.student_lines())  # fixed: the debrief explains them
         built = debrief_request(s, self.snapshot(), self.model)
         outcome = await self.call_model(TRICKSTER, built.request, label=built.label,
                                         layers=built.layers)
@@ -322,8 +324,9 @@ class TutorSession(SessionProtocol):
         s.replies += 1
         s.ended = True
         self.emit(StateChanged(part="done", detail=json.dumps({"debrief_complete": True})))
+        count = count_sentence(s.verdicts or [], s.cartridge.language)
         self.emit(SessionEnded(reason=f"The exercise “{s.cartridge.title}” is over: "
-                                      "the debrief is written."))
+                                      f"the debrief is written. {count}"))
         return True
 
     # -- persistence and summary ------------------------------------------------------------

@@ -20,6 +20,7 @@ from roundtable_desktop.kinds.tutor.cartridge import (
     FreeformPhase,
     StaticPhase,
 )
+from roundtable_desktop.kinds.tutor.verdict import ItemVerdict, judge
 
 STUDENT: Literal["student"] = "student"
 TRICKSTER: Literal["trickster"] = "trickster"
@@ -66,6 +67,8 @@ class TutorState(BaseModel):
     last_dropped: int = 0  # exchange pairs the last dialogue request left out
     replies: int = 0
     debrief: str | None = None
+    # The verdict per checklist item, fixed when the debrief is written (verdict.py).
+    verdicts: list[ItemVerdict] | None = None
     ended: bool = False
 
     @classmethod
@@ -105,3 +108,13 @@ class TutorState(BaseModel):
 
     def context_labels(self) -> list[str]:
         return [c.context_label for c in self.choices if c.context_label]
+
+    def student_lines(self) -> list[str]:
+        return [e.text for e in self.exchanges if e.role == STUDENT]
+
+    def current_verdicts(self) -> list[ItemVerdict]:
+        """The verdicts fixed at the debrief, or (before it, and for a session stored
+        before verdicts existed) as the student's lines stand now."""
+        if self.verdicts is not None:
+            return self.verdicts
+        return judge(self.cartridge, self.student_lines())

@@ -1,6 +1,8 @@
 """A tutor exercise as a kind-neutral summary: phases, choices, exchanges (redactions
-marked), transitions and the debrief, with the evaluation checklist ticked by what the
-debrief reveals. Export, the CLI and the window's end panel show it.
+marked), transitions and the debrief, with the evaluation checklist ticked from the
+verdict on each item (kinds/tutor/verdict.py: spotted ✓, partly ◐, missed ☐, with the
+student's words) and the debrief headed by the count of the same verdicts, so the ticks
+and the count are one number. Export, the CLI and the window's end panel show it.
 Must not import Qt or read files.
 """
 
@@ -17,26 +19,40 @@ from roundtable_desktop.domain.summary import (
     SessionSummary,
     TranscriptEntry,
 )
-from roundtable_desktop.kinds.tutor.cartridge import Cartridge, FreeformPhase
+from roundtable_desktop.kinds.tutor.cartridge import FreeformPhase
 from roundtable_desktop.kinds.tutor.state import STUDENT, TutorState
+from roundtable_desktop.kinds.tutor.verdict import MARKS, ItemVerdict, count_sentence
 
 STUDENT_LABEL, TRICKSTER_LABEL = "Student", "Trickster"
 
 
-def revealed_patterns(debrief: str | None, cartridge: Cartridge) -> set[str]:
-    """The pattern ids the debrief names (by name or id, case-insensitive)."""
-    if not debrief:
-        return set()
-    text = debrief.casefold()
-    return {p.id for p in cartridge.evaluation.patterns_embedded
-            if p.name.casefold() in text or p.id.casefold() in text}
+def checklist_verdicts(state: TutorState) -> list[tuple[str, ItemVerdict | None]]:
+    """Each checklist item's text and its verdict; None until the debrief is written."""
+    verdicts = {v.item: v for v in state.verdicts or []} if state.debrief is not None else {}
+    return [(item.text, verdicts.get(item.id)) for item in state.cartridge.evaluation.checklist]
 
 
 def checklist_ticks(state: TutorState) -> list[tuple[str, bool]]:
-    """Each checklist item and whether the debrief has revealed its pattern."""
-    revealed = revealed_patterns(state.debrief, state.cartridge)
-    return [(item.text, item.pattern in revealed if item.pattern else state.debrief is not None)
-            for item in state.cartridge.evaluation.checklist]
+    """Each checklist item and whether the student spotted it (ticked only once the
+    debrief is written: before it, nothing is judged on screen)."""
+    return [(text, v is not None and v.verdict == "spotted")
+            for text, v in checklist_verdicts(state)]
+
+
+def debrief_text(state: TutorState) -> str:
+    """The debrief as shown: the count of the verdicts, then what the trickster wrote."""
+    if state.debrief is None:
+        return ""
+    count = count_sentence(state.verdicts or [], state.cartridge.language)
+    return f"{count}\n\n{state.debrief}" if state.verdicts is not None else state.debrief
+
+
+def _item(text: str, verdict: ItemVerdict | None) -> ResultItem:
+    if verdict is None:
+        return ResultItem(title=f"{MARKS['missed']} {text}")
+    quote = f': "{verdict.quote}"' if verdict.quote else ""
+    return ResultItem(title=f"{MARKS[verdict.verdict]} {text}",
+                      detail=f"{verdict.verdict}{quote}")
 
 
 def phase_progress(state: TutorState) -> Progress:
@@ -104,7 +120,6 @@ def _transcript(state: TutorState) -> list[TranscriptEntry]:
 
 def tutor_summary(state: TutorState) -> SessionSummary:
     c = state.cartridge
-    ticks = checklist_ticks(state)
     return SessionSummary(
         kind="tutor",
         title=f"Tutor: {c.title}",
@@ -114,8 +129,8 @@ def tutor_summary(state: TutorState) -> SessionSummary:
         transcript=_transcript(state),
         result=ResultSection(
             heading="Debrief",
-            text=state.debrief or "",
-            items=[ResultItem(title=("✓ " if done else "☐ ") + text) for text, done in ticks],
+            text=debrief_text(state),
+            items=[_item(text, verdict) for text, verdict in checklist_verdicts(state)],
             empty_text="The debrief comes when the task ends.",
             final=state.ended,
         ),

@@ -8,15 +8,18 @@ only its request.
   speech it reads the LAST SENTENCE, who is ADDRESSED, and its positions against the
   speaker's: named and opposed, it usually cuts in above the speaker's urgency; strongly
   opposed, it sometimes does; otherwise it waits to speak or listens.
-- speech: 2-5 sentences in the persona's voice: an answer to the one it cut in on or the
-  last speaker (by first name), its stance on the most contested claim, a challenge to
-  an opponent by name, one of its own excerpts in its words, and its flip condition.
-- update: holds its stances and hardens them, or, on a claim whose framings speak its
-  flip conditions, moves toward the confidence-weighted majority it read (as blitz's
-  answer policy does); names a crux on a contested claim now and then, and cites the
-  excerpt its speech used.
+- speech: 2-4 whole sentences from the banks, the most important first (a listener may
+  cut in after any): a cut-in, or an answer to the last speaker by name (an earlier
+  speaker's argument is quoted whole),
+  then, when what it heard meets its flip condition, that it moves, else one of its own
+  arguments and a challenge to an opponent by first name or that it holds. It reads its
+  own earlier turns in the conversation and never says a sentence of them again.
+- update: reads what it just said: a move it announced becomes its stance (with the
+  flip trigger naming who met its condition), the cruxes of the arguments it made or
+  answered are raised, the other stances harden a little, and the excerpt its speech
+  quoted is cited.
 All are seeded by the client's seed and the payload, so a replay is the same.
-Must not read application state: only the request.
+Must not read application state: only the request (and the text banks).
 """
 
 from __future__ import annotations
@@ -28,16 +31,49 @@ from typing import Any
 from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.domain.words import sentences as split_sentences
 from roundtable_desktop.kinds.debate.classical.requests import PLAN, SPEECH, UPDATE
-from roundtable_desktop.kinds.debate.offline import (
-    _jitter,
-    _line,
-    _name,
-    _overlap,
-    _section,
-    _seed,
-    _system,
+from roundtable_desktop.kinds.debate.offline import jitter as _jitter
+from roundtable_desktop.kinds.debate.offline_answer import (
+    MOVED_CONFIDENCE,
+    argument_sentence,
+    crux_note,
+    moved_sentence,
+)
+from roundtable_desktop.kinds.debate.offline_bank import (
+    argument_index,
+    choose,
+    claim_infos,
+    common,
+)
+from roundtable_desktop.kinds.debate.offline_debater import (
+    allowed,
+    answer_target,
+    argument_order,
+    claim_of_kind,
+    find_move,
+    heard,
+)
+from roundtable_desktop.kinds.debate.offline_reading import (
+    BoardClaim,
+    Persona,
+    board_claims,
+    first_name,
+    line_of,
+    persona,
+    positions,
+    said_lines,
+    said_sentences,
+    section,
+    slug,
+    system_text,
 )
 from roundtable_desktop.metrics.similarity import trigram_similarity
+
+_line, _section, _system = line_of, section, system_text
+
+
+def _name(system: str) -> str:
+    return persona(system).name
+
 
 _POSITION = re.compile(r"^- (c\d+) \| (.+?) \| (pro|con|uncertain) \| ([0-9.]+)$", re.M)
 _CLAIM = re.compile(r"^- (c\d+): (.+?) \(pro: (.+?) / con: (.+?)\)$", re.M)
@@ -145,120 +181,166 @@ def _plan_during(user: str, me: str, speaker: str, turn: int, seed: int
 
 
 # -- speech --
-def _lower(text: str) -> str:
-    return text[:1].lower() + text[1:] if text[:2] != "I " else text
+def _said_by(system: str, me: str) -> list[str]:
+    """Every sentence this speaker said in earlier turns of the conversation."""
+    return [s for said in said_lines(_section(system, "CONVERSATION"))
+            if said.speaker == me for s in split_sentences(said.text)]
 
 
-def _sentence(text: str, words: int = 24) -> str:
-    first = (split_sentences(text) or [""])[0]
-    cut = first.split()
-    if len(cut) > words:
-        first = " ".join(cut[:words])
-    return first.rstrip(".!?;:,") + "."
+def _pick(options: list[str], seed: int, key: str, index: int, said: list[str],
+          **slots: str) -> str | None:
+    """A variant not said before, starting at `index` in the seed's order."""
+    for k in range(len(options)):
+        line = str(choose(options, seed, key, index + k).format(**slots))
+        if line not in said:
+            said.append(line)
+            return line
+    return None
+
+
+def _speech(p: Persona, system: str, user: str, seed: int) -> list[str]:
+    board = _section(system, "BLACKBOARD")
+    claims = claim_infos(board_claims(board), line_of(board, "Topic"))
+    places = positions(board)
+    mine = {c.id: places.get((c.id, p.name), ("uncertain", 0.4)) for c in claims}
+    conversation = said_lines(_section(system, "CONVERSATION"))
+    said_before = _said_by(system, p.name)
+    index = sum(1 for s in conversation if s.speaker == p.name)
+    others = [s for s in conversation if s.speaker != p.name]
+    recent = heard(p, said_sentences(others[-2:]), claims)
+    everything = heard(p, said_sentences(others + said_lines(
+        _section(system, "RETRIEVED SNIPPETS"))), claims)
+    bank, said = common(), list(said_before)
+    out: list[str] = []
+    cut_in = re.search(r"^YOU CUT IN ON: (.+?), who had just said", user, re.M)
+    # Whoever just spoke (or was cut off) is answered by name: the room heard the words.
+    last = cut_in.group(1) if cut_in else (others[-1].speaker if others else "")
+    move = find_move(p, claims, mine, everything)
+    if cut_in and not (move is not None and move.speaker == last):  # a concession names
+        line = _pick(bank["cut_in"], seed, f"{p.name}:cut", index, said,   # them itself
+                     first=first_name(last))
+        out += [line] if line else []
+    if move is not None:
+        part = "settled" if move.undecided else "ack"
+        if move.speaker == last:
+            opening = [_pick(bank[f"reply_{part}"], seed, f"{p.name}:ack", index, said,
+                             first=first_name(last))]
+        else:
+            opening = [_pick(bank["address"], seed, f"{p.name}:address", index, said,
+                             first=first_name(move.speaker), quote=move.quote),
+                       _pick(bank[part], seed, f"{p.name}:ack", index, said)]
+        out += [x for x in (*opening, moved_sentence(p, move, seed, index)) if x]
+        return out
+    argument = _unsaid_argument(p, claims, mine, _excerpts(system), seed, index, said)
+    kind = argument.get("kind", "") if argument else ""
+    target = answer_target(p, claims, places, recent, kind, seed, f"{p.name}:target:{index}")
+    if target is not None and not cut_in:
+        out += [x for x in ([_pick(bank["reply"], seed, f"{p.name}:reply", index, said,
+                                   first=first_name(target.speaker))]
+                            if target.speaker == last else
+                            [_pick(bank["address"], seed, f"{p.name}:address", index, said,
+                                   first=first_name(target.speaker), quote=target.sentence),
+                             _pick(bank["answer"], seed, f"{p.name}:answer", index, said)])
+                if x]
+    if argument is not None:  # with no one to answer, the argument comes first
+        line = argument_sentence(p, argument, seed, index)
+        if line not in said:
+            out.append(line)
+    opponent = _opponent(p, claims, places, kind, seed, index)
+    closing = _pick(bank["challenge"], seed, f"{p.name}:challenge", index, said,
+                    first=first_name(opponent)) if opponent else None
+    closing = closing or _pick(bank["hold"], seed, f"{p.name}:hold", index, said)
+    out += [closing] if closing else []
+    return out
+
+
+def _unsaid_argument(p: Persona, claims: list[Any], mine: dict[str, Any], anchors: list[str],
+                     seed: int,
+                     index: int, said: list[str]) -> dict[str, Any] | None:
+    """The persona's next argument it can make now and has not made yet in the
+    conversation (it reads its own earlier turns, so it may look past one it left)."""
+    order = argument_order(p, claims, anchors, seed)
+    for k in range(len(order)):
+        argument = order[(index + k) % len(order)]
+        if allowed(p, claims, mine, argument) and \
+                argument_sentence(p, argument, seed, index) not in said:
+            return argument
+    return None
+
+
+def _opponent(p: Persona, claims: list[Any], places: dict[tuple[str, str], tuple[str, float]],
+              kind: str, seed: int,
+              index: int) -> str | None:
+    claim = claim_of_kind(claims, kind) or (claims[0] if claims else None)
+    if claim is None:
+        return None
+    me = places.get((claim.id, p.name), ("uncertain", 0.0))[0]
+    against = sorted(who for (cid, who), (stance, _) in places.items()
+                     if cid == claim.id and who != p.name and {me, stance} == {"pro", "con"})
+    return str(choose(against, seed, f"{p.name}:opponent", index)) if against else None
+
+
+def _excerpts(system: str) -> list[str]:
+    return [text for _, text in _EXCERPT.findall(_section(system, "YOUR EXCERPTS"))]
 
 
 def classical_speech(request: ChatRequest, seed: int) -> str:
     system, user = _system(request), request.user_text()
-    me, turn = _name(system), _turn(user)
-    board = _section(system, "BLACKBOARD")
-    claims = {cid: (pro, con) for cid, _, pro, con in _CLAIM.findall(board)}
-    rows = _POSITION.findall(board)
-    cut_in = re.search(r"^YOU CUT IN ON: (.+?), who had just said", user, re.M)
-    recent = [w for w in _recent_speakers(system) if w not in ("silence", me)]
-    target = cut_in.group(1) if cut_in else (recent[-1] if recent else "")
-    pick = _seed(seed, me, "speech", str(turn))
-
-    contested: list[tuple[float, str, str, float, list[str]]] = []
-    for cid in claims:
-        mine = next(((s, float(c)) for c2, w, s, c in rows if c2 == cid and w == me),
-                    ("uncertain", 0.4))
-        against = [w for c2, w, s, _ in rows if c2 == cid and w != me and
-                   {s, mine[0]} == {"pro", "con"}]
-        contested.append((len(against) + mine[1], cid, mine[0], mine[1], against))
-    contested.sort(reverse=True)
-    sentences = []
-    if cut_in:
-        sentences.append(f"{_first(target)}, I have to stop you there.")
-    elif target:
-        opener = ["{t}, I heard you, and I see it differently.",
-                  "{t}, that is the part I cannot let stand.",
-                  "I want to pick up what {t} just said."][pick % 3]
-        sentences.append(opener.format(t=_first(target)))
-    else:
-        sentences.append("Let me say plainly where I stand.")
-    if contested:
-        # One of the two most contested claims, so a speaker does not repeat itself.
-        _, cid, stance, conf, against = contested[pick % min(2, len(contested))]
-        pro, con = claims[cid]
-        sure = "I am sure of this" if conf >= 0.6 else "I hold this loosely"
-        if stance == "uncertain":
-            sentences.append(f"On {cid} I am torn: some say {_lower(pro)}, others that "
-                             f"{_lower(con)}")
-        else:
-            framing = _sentence(pro if stance == "pro" else con).rstrip(".")
-            sentences.append(f"On {cid}, {sure}: {_lower(framing)}.")
-        others = [w for w in against if w != target] or against
-        if others:
-            opponent = others[pick % len(others)]
-            sentences.append(f"{_first(opponent)}, what would it take to move you on {cid}?")
-    excerpts = _EXCERPT.findall(_section(system, "YOUR EXCERPTS"))
-    if excerpts:
-        _, text = excerpts[pick % len(excerpts)]
-        sentences.append(f"As I have put it before: {_sentence(text)}")
-    flips = _line(system, "FLIP CONDITIONS")
-    if flips and pick % 4 != 0:
-        own = re.sub(rf"^{re.escape(_first(me))} would\b", "I would", _sentence(flips, 30))
-        own = re.sub(r"\b(his|her|their) mind\b", "my mind", own)
-        if not any(own in said for said in sentences):  # an excerpt may say the same
-            sentences.append(f"To be clear, {own}" if own.startswith("I ") else own)
-    return " ".join(sentences[:2 + pick % 4] if len(sentences) > 2 else sentences)
+    return " ".join(_speech(persona(system), system, user, seed))
 
 
 # -- update --
+def _moved_in(claims: list[Any], said: str) -> tuple[str, str] | None:
+    """(claim id, side) of a move the speech announced, if it did: a change of mind in
+    the claim's words, or, after saying evidence settled it, a reason for the new side
+    (each a whole sentence of its own, never one it quoted)."""
+    spoken = set(split_sentences(said))
+    settled = bool(spoken & set(common()["settled"]))
+    for claim in claims:
+        for side in ("pro", "con"):
+            if spoken & set(claim.lines("moved", side)) or \
+                    (settled and spoken & set(claim.lines("reasons", side))):
+                return claim.id, side
+    return None
+
+
 def classical_update(request: ChatRequest, seed: int) -> str:
     system, user = _system(request), request.user_text()
-    me, turn = _name(system), re.search(r"WHAT YOU JUST SAID \(turn (\d+)\)", user)
-    turn_no = turn.group(1) if turn else "1"
-    flips = _line(system, "FLIP CONDITIONS")
-    claims = dict((cid, (text, pro, con)) for cid, text, pro, con in re.findall(
-        r"^(c\d+): (.+)\n  pro: (.+)\n  con: (.+)$", user, re.M))
-    mine = dict((cid, (s, float(c))) for cid, s, c in re.findall(
-        r"^- (c\d+) \| (pro|con|uncertain) \| ([0-9.]+)$", user, re.M))
-    others = _POSITION.findall(user)
+    p = persona(system)
+    claims_found = [(cid, text, pro, con) for cid, text, pro, con in re.findall(
+        r"^(c\d+): (.+)\n  pro: (.+)\n  con: (.+)$", user, re.M)]
+    claims = claim_infos([BoardClaim(*c) for c in claims_found], line_of(user, "TOPIC"))
+    mine = {cid: (s, float(c)) for cid, s, c in re.findall(
+        r"^- (c\d+) \| (pro|con|uncertain) \| ([0-9.]+)$", user, re.M)}
     said = user.split("WHAT YOU JUST SAID")[-1].split("EXCERPTS YOU HAD:")[0]
+    deck = claims[0].deck if claims else None
+    index = argument_index(deck)
+    names = {slug(who): who for _, who, _, _ in _POSITION.findall(user)}
+    moved = _moved_in(claims, said)
     stances: list[dict[str, Any]] = []
-    cruxes: list[dict[str, Any]] = []
-    triggers: list[str] = []
-    for cid, (text, pro, con) in claims.items():
-        stance, conf = mine.get(cid, ("uncertain", 0.4))
-        mass = {"pro": 0.0, "con": 0.0, "uncertain": 0.0}
-        for c2, _, s, c in others:
-            if c2 == cid:
-                mass[s] += float(c)
-        lead = "pro" if mass["pro"] > mass["con"] else "con" if mass["con"] > mass["pro"] \
-            else None
-        movable = _overlap(f"{pro} {con}", flips) >= 2
-        roll = _jitter(seed, 1.0, me, cid, turn_no)
-        if movable and lead and stance != lead and roll < 0.6:
-            stance, conf = (lead, 0.6) if stance == "uncertain" or conf < 0.55 else \
-                ("uncertain", 0.45)
-            triggers.append(f"On {cid}, the measured evidence others cited met my flip "
-                            f"condition, so I moved to {stance}.")
-        else:
+    for claim in claims:
+        stance, conf = mine.get(claim.id, ("uncertain", 0.4))
+        if moved is not None and moved[0] == claim.id:
+            stance, conf = moved[1], MOVED_CONFIDENCE
+        elif stance != "uncertain":
             conf = min(0.95, conf + 0.03)
-        stances.append({"claim": cid, "stance": stance, "confidence": round(conf, 2)})
-        if mass["pro"] and mass["con"] and roll > 0.65 and not cruxes:
-            asks = ["What evidence would settle whether", "Who bears the cost if",
-                    "How soon we would know whether"]
-            ask = asks[_seed(seed, me, cid, "crux", turn_no) % len(asks)]
-            cruxes.append({"claim": cid, "text": f"{ask} {text[:1].lower()}"
-                                                 f"{text[1:].rstrip('.')}"})
+        stances.append({"claim": claim.id, "stance": stance, "confidence": round(conf, 2)})
+    cruxes, triggers = [], []
+    for text, (owner, argument) in index.items():
+        if text not in said:
+            continue
+        note = crux_note(claims, argument)
+        if note is not None and note not in cruxes:
+            cruxes.append(note)
+        if moved is not None and argument.get("evidence") and owner != p.id:
+            triggers.append(common()["flip_trigger"].format(
+                name=names.get(owner, owner), quote=text))
     excerpts = _EXCERPT.findall(user)
     scored = sorted(((trigram_similarity(text, said), eid) for eid, text in excerpts),
                     reverse=True)
     cited = [eid for score, eid in scored[:1] if score > 0.1]
-    return json.dumps({"stances": stances, "new_cruxes": cruxes, "flip_triggers": triggers,
-                       "cited": cited}, ensure_ascii=False)
+    return json.dumps({"stances": stances, "new_cruxes": cruxes[:3],
+                       "flip_triggers": triggers[:1], "cited": cited}, ensure_ascii=False)
 
 
 CLASSICAL_POLICIES = {PLAN: classical_plan, SPEECH: classical_speech,

@@ -1,8 +1,9 @@
-"""The evaluation checklist of the exercise, ticking as the debrief reveals each pattern,
-with the debrief itself below it. Read-only: the ticks come from the debrief text.
-Until the debrief the checklist is the answer key (what the student is to spot): it is
-covered (answer_key.py) unless the teacher asks for it, and covered again for every
-other exercise; once the debrief is written it shows to all.
+"""The evaluation checklist of the exercise, ticked once the debrief is written from the
+verdict on each item (spotted: checked, partly: half-checked, missed: empty; the
+student's words in the tooltip), with the debrief below it, headed by the count of the
+same verdicts. Read-only. Until the debrief the checklist is the answer key (what the
+student is to spot): it is covered (answer_key.py) unless the teacher asks for it, and
+covered again for every other exercise; once the debrief is written it shows to all.
 Must hold no engine logic.
 """
 
@@ -19,11 +20,14 @@ from PySide6.QtWidgets import (
 )
 
 from roundtable_desktop.domain.plural import count_of
-from roundtable_desktop.kinds.tutor.summary import checklist_ticks
+from roundtable_desktop.kinds.tutor.summary import checklist_verdicts, debrief_text
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.kinds.tutor.answer_key import AnswerKeyView, exercise_key
 from roundtable_desktop.ui.kinds.tutor.dock_base import TutorDock
 from roundtable_desktop.ui.window.session_runner import SessionRunner
+
+_CHECKS = {"spotted": Qt.CheckState.Checked, "partly": Qt.CheckState.PartiallyChecked,
+           "missed": Qt.CheckState.Unchecked}
 
 
 class TutorEvaluationDock(TutorDock):
@@ -41,7 +45,7 @@ class TutorEvaluationDock(TutorDock):
         self.debrief.setPlaceholderText("The debrief comes when the task ends.")
         body = QWidget()
         layout = QVBoxLayout(body)
-        layout.addWidget(QLabel("Checklist (ticks as the debrief reveals each pattern):"))
+        layout.addWidget(QLabel("Checklist (ticked from what the student spotted):"))
         layout.addWidget(self.answer_key, 1)
         layout.addWidget(QLabel("Debrief:"))
         layout.addWidget(self.debrief, 2)
@@ -69,13 +73,18 @@ class TutorEvaluationDock(TutorDock):
             return
         items = len(state.cartridge.evaluation.checklist)
         self.answer_key.cover_label.setText(
-            f"{count_of(items, 'checklist item')} to spot: each shows here, ticked or not, "
-            "once the debrief reveals it. Until then the checklist is the answer key.")
+            f"{count_of(items, 'checklist item')} to spot: each shows here, ticked from what "
+            "the student spotted, once the debrief is written. Until then the checklist is "
+            "the answer key.")
         self.answer_key.make_public(state.debrief is not None)
-        for text, done in checklist_ticks(state):
+        for text, verdict in checklist_verdicts(state):
             item = QListWidgetItem(text)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # shown, never ticked by hand
-            item.setCheckState(Qt.CheckState.Checked if done else Qt.CheckState.Unchecked)
+            item.setCheckState(_CHECKS[verdict.verdict] if verdict is not None
+                               else Qt.CheckState.Unchecked)
+            if verdict is not None and verdict.quote:
+                item.setToolTip(f"{verdict.verdict}: “{verdict.quote}”")
             self.checklist.addItem(item)
-        if self.debrief.toPlainText() != (state.debrief or ""):
-            self.debrief.setPlainText(state.debrief or "")
+        shown = debrief_text(state)
+        if self.debrief.toPlainText() != shown:
+            self.debrief.setPlainText(shown)

@@ -2,12 +2,13 @@
 
 Docks: Student chat (right: the phase strip, the conversation with the reply streaming,
 the redaction notice, static choices as buttons, the text box; where the student, the
-human seat, writes), Evaluation (left: the checklist ticking from the debrief) and the
-Teacher view tabbed behind it (cartridge, layers with sources, the student's path,
-withheld replies). The answer key (the teacher view, the checklist before the debrief)
-shows only when the teacher asks: its docks' "Show the answer key", or Session › Show
-the answer key. In a phase of choices the status line says to pick one (`next_sentence`;
-otherwise the shared sentence). The end panel shows the debrief and the checklist.
+human seat, writes), Evaluation (left: the checklist ticked from what the student
+spotted) and the Teacher view tabbed behind it (cartridge, layers with sources, the
+student's path, withheld replies). The answer key (the teacher view, the checklist before
+the debrief) shows only when the teacher asks: its docks' "Show the answer key", or
+Session › Show the answer key. In a phase of choices the status line says to pick one
+(`next_sentence`; otherwise the shared sentence). The end panel shows the debrief and the
+checklist.
 Must not build widgets or change the exercise.
 """
 
@@ -29,14 +30,12 @@ from roundtable_desktop.ui.window.dock_set import Area, DockSpec
 
 
 def tutor_ended(summary: SessionSummary, kind_title: str, calls: int) -> str:
-    """E.g. "The exercise ended with its debrief after 4 calls; the debrief went over 3 of
-    the 3 checklist items (✓)." A tick says the debrief named the item's pattern, not that
-    the student spotted it: how the student did is the debrief's own words, beside it."""
+    """E.g. "The exercise ended with its debrief after 4 calls: 2 of 3 checklist items
+    spotted." A tick is the verdict that the student spotted the item, as the debrief's
+    own count says (kinds/tutor/verdict.py)."""
     ticked = sum(1 for item in summary.result.items if item.title.startswith("✓"))
-    return (f"The exercise ended with its debrief after {count_of(calls, 'call')}; the "
-            f"debrief went over {ticked} of the {len(summary.result.items)} checklist "
-            "items (✓).")
-
+    return (f"The exercise ended with its debrief after {count_of(calls, 'call')}: "
+            f"{ticked} of {len(summary.result.items)} checklist items spotted.")
 
 def choice_sentence(session: SessionProtocol) -> str:
     """In a phase of choices: "Waiting for Student: pick one of the 3 choices in Student
