@@ -36,16 +36,6 @@ pytestmark = pytest.mark.slow
 FAILS_TODAY: dict[tuple[str, str], str] = {
     ("repeats", "legion"): "legion: minions close with the same stock sentence "
                            "(\"I hope that helps!\", \"Try not to make it weird.\")",
-    ("repeats", "tutor"): "tutor: the trickster says the same sentence in two exchanges, "
-                          "and the debrief repeats its link sentence",
-    ("repeats", "debate"): "debate: every stance reason ends \"That is close to what I care "
-                           "about most.\" and every round \"you have not answered the point\"",
-    ("capitals", "debate"): "debate: the resolution path splices a claim mid-sentence "
-                            "(\"measures It is right that ...\")",
-    ("cuts", "debate"): "debate: the resolution path cuts the spliced claim mid-word "
-                        "(\"decide whether f\")",
-    ("ids", "debate"): "debate: agents name claims by id (\"the point on c2\")",
-    ("claims", "debate"): "debate: the resolution path quotes a claim in part",
 }
 
 
