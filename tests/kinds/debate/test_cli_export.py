@@ -65,7 +65,7 @@ def test_the_export_shows_the_map_before_the_rounds(tmp_path, capsys, fmt):
     if fmt == "json":
         summary = json.loads(text)["summary"]
         assert summary["result"]["heading"] == "Disagreement map"
-        assert any(item["title"].startswith("c1: ") for item in summary["result"]["items"])
+        assert any(item["title"].startswith("c1 ") for item in summary["result"]["items"])
         return
     with SessionStore.open(db) as store:
         first = store.get_session(sid).state["debate"]["rounds"][0]["turns"][0]["response"]

@@ -5,10 +5,9 @@ claim's outcome.
 An event is the initial stances (event 0) and each table round. A claim has converged
 when ≥80% of the confidence mass is on one side and no heavy open crux is tied to it;
 otherwise it stays split. The stop decision over all claims is the seed's: converged,
-diverged, or the safety cap (the table rounds the session allows). `outcome_sentence`
-is the debate's one-line outcome, made from the claims' outcomes (so the two never
-disagree), with why the table rounds stopped in words that hold whatever the final
-table did. Must not call models or import Qt.
+diverged, or the safety cap (the table rounds the session allows); the one-line result
+made from the outcomes is summary.py's `result_sentence`. Must not call models or import
+Qt.
 """
 
 from __future__ import annotations
@@ -82,45 +81,3 @@ def outcomes(state: DebateState) -> list[ClaimOutcome]:
                                   entropy_bits=round(m.entropy_bits, 4),
                                   distance=round(m.distance, 4), heavy_open=len(heavy)))
     return found
-
-
-# Why the table rounds stopped, in words that stay true of every claim's outcome.
-STOP_WORDS = {
-    "converged": "every claim had at least 80% of the confidence on one side",
-    "diverged": "the most split claim stayed split and no new crux came up",
-    "cap": "the limit was reached",
-}
-
-
-def _listed(ids: list[str]) -> str:
-    return ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
-
-
-def outcome_sentence(state: DebateState) -> str:
-    """E.g. "c1 converged (con 86%); c2 and c3 stayed split. The table rounds stopped
-    after round 2: the most split claim stayed split and no new crux came up."."""
-    found = state.outcomes or outcomes(state)
-    converged = [o for o in found if o.status == "converged"]
-    split = [o.claim for o in found if o.status != "converged"]
-    sides = ", ".join(f"{o.side} {o.share:.0%}" if len(converged) == 1 else
-                      f"{o.claim} {o.side} {o.share:.0%}" for o in converged)
-    if not found:
-        head = "No claim has an outcome yet."
-    elif not split:
-        head = f"Every claim converged ({sides})."
-    elif not converged:
-        head = f"No claim converged: {_listed(split)} stayed split."
-    else:
-        head = f"{_listed([o.claim for o in converged])} converged ({sides}); " \
-               f"{_listed(split)} stayed split."
-    if not state.stop_reason:
-        return head
-    why = STOP_WORDS.get(state.stop_reason, state.stop_reason)
-    if state.mode == "classical" and state.classical is not None:
-        where = f"The turns stopped after turn {len(state.classical.turns)}"
-    else:
-        where = f"The table rounds stopped after round {state.table_rounds()}"
-    tail = f" {where}: {why}"
-    if state.stop_reason == "converged" and split:
-        tail += f"; the final table split {_listed(split)} again"
-    return head + tail + "."
