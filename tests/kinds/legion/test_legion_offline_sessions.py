@@ -40,7 +40,7 @@ KINDS = {
     "newsroom": ["smalltalk", "question", "order", "files", "question", "question", "praise",
                  "question", "thanks", "farewell"],
 }
-TOPICS = {"default": ("Plan the team lunch for Friday.", "order"),
+TOPICS = {"default": ("Sort out who fixes the open bugs this week.", "order"),
           "starship": ("How should we split the night watch?", "question"),
           "newsroom": ("What should the front page say tomorrow?", "question")}
 ANSWERS = {"question", "opinion", "yesno", "who", "when", "howmany", "status"}

@@ -28,6 +28,7 @@ from roundtable_desktop.kinds.legion.offline_bank import (
     options,
     said_sentences,
     situation,
+    templates_of,
     tone_of,
     voice_for,
 )
@@ -51,6 +52,7 @@ def legion_response(request: ChatRequest, seed: int) -> str:
     bank, voice = voice_for(seen.name, seen.persona)
     last = seen.last or Entry(COMMANDER, "", "")
     used = said_sentences(seen.own_lines())
+    said = templates_of(bank, seen.name, seen.own_lines())  # not again, even to another
     fingerprint = seen.entries[0].text if seen.entries else ""
     salt = (seen.name, last.speaker, last.text, len(seen.entries), fingerprint)
     tone = tone_of(seen.mode)
@@ -63,8 +65,10 @@ def legion_response(request: ChatRequest, seed: int) -> str:
         # a plain one (minutes, a count).
         fill = {**slots, "count": slots["topic_count"]} \
             if key.startswith("topic:") and "topic_count" in slots else slots
-        message = choose(_groups(voice, key, tone), fill, seed=seed, salt=(key, *salt),
-                         used=used, lane=lane)
+        groups = _groups(voice, key, tone)
+        message = choose(groups, fill, seed=seed, salt=(key, *salt), used=used, lane=lane,
+                         avoid=said) or \
+            choose(groups, fill, seed=seed, salt=(key, *salt), used=used, lane=lane)
         if message:
             break
     if message is None:  # everything it could say here is said: the first variant again
@@ -74,7 +78,7 @@ def legion_response(request: ChatRequest, seed: int) -> str:
             digest(seed, "edge", *salt) % 3 == 0:  # an edge now and then, not every time
         used |= set(sentences(message))
         edge = choose(options(voice, "hostile", tone), slots, seed=seed,
-                      salt=("hostile", *salt), used=used)
+                      salt=("hostile", *salt), used=used, lane=lane)
         if edge:
             message = f"{edge} {message}"
     return message
@@ -125,7 +129,10 @@ def _slots(seen: Seen, bank: Bank, voice: Voice, last: Entry, seed: int) -> dict
     peers = [v.name for v in bank.voices.values() if v.name != seen.name] or ["someone"]
     topic = bank.topic_in(last.text)
     start = next((e for e in reversed(seen.entries) if e.role != MINION), None)
-    about = bank.topic_in(start.text) if start else None  # what the exchange is about
+    # What the exchange is about: a topic of the scenario, when it was about work (the
+    # "team" in "Good morning, team" is no topic).
+    about = bank.topic_in(start.text) if start and classify(start.text).kind in (
+        "question", "order", "statement", "files", "read") else None
     slots = {"name": name, "peer": peers[digest(seed, "peer", last.text) % len(peers)],
              "count": str(5 + digest(seed, "count", seen.name, last.text) % 36)}
     if topic:
@@ -147,7 +154,8 @@ def _keys(seen: Seen, bank: Bank, last: Entry, slots: dict[str, str], seed: int,
         context = f"peer_{_context(seen, bank, last)}"
         if "topic" in slots:  # lines that name the topic of the exchange, mixed in
             context += "+peer_work_topic" if context == "peer_work" else "+peer_answer_topic"
-        if last.text.rstrip().endswith("?"):
+        said_to_us = (key_of(bank, last.speaker, last.text) or "peer_").startswith("peer_")
+        if last.text.rstrip().endswith("?") and said_to_us:  # not a question to the boss
             return ["peer_question", context]
         return [context, "peer_chat"]
     act = classify(last.text)

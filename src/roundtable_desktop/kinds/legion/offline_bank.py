@@ -175,12 +175,14 @@ LANES = 4  # the kinds of channel a minion speaks in: its DM, a big group, a sma
 
 
 def choose(groups: list[list[str]], slots: dict[str, str], *, seed: int, salt: tuple[object, ...],
-           used: set[str], lane: int | None = None) -> str | None:
+           used: set[str], lane: int | None = None,
+           avoid: frozenset[str] = frozenset()) -> str | None:
     """A variant whose sentences are all new to `used`: the walk starts at a point drawn
     from the seed and `salt`; a later group is tried only when the earlier ones are spent.
     With a `lane` (the kind of channel), the variants of that lane (every LANES-th) come
     first, so that what a minion says in one channel it is unlikely to have said in
-    another, which it cannot see."""
+    another, which it cannot see. Templates in `avoid` (said lately, with other names) are
+    skipped too."""
     if lane is not None:
         groups = [part for group in groups
                   for part in (group[lane::LANES],
@@ -190,18 +192,21 @@ def choose(groups: list[list[str]], slots: dict[str, str], *, seed: int, salt: t
             continue
         start = digest(seed, *salt) % len(group)
         for step in range(len(group)):
-            text = render(group[(start + step) % len(group)], slots)
+            template = group[(start + step) % len(group)]
+            if template in avoid:
+                continue
+            text = render(template, slots)
             if not any(s in used for s in sentences(text)):
                 return text
     return None
 
 
 @cache
-def _patterns(scenario: str, name: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """Each template of the voice as a pattern, the most literal first (so "{folder}:
-    {files}." is tried only after every template with more fixed words)."""
+def _patterns(scenario: str, name: str) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
+    """Each template of the voice (key, template, pattern), the most literal first (so
+    "{folder}: {files}." is tried only after every template with more fixed words)."""
     voice = banks()[scenario].voices[name.lower()]
-    found: list[tuple[str, re.Pattern[str], int]] = []
+    found: list[tuple[str, str, re.Pattern[str], int]] = []
     keyed = [(key, entry) for key, entry in voice.lines.items()]
     keyed += [(f"topic:{topic}:{part}", lines) for topic, parts in voice.topics.items()
               for part, lines in parts.items()]
@@ -210,23 +215,33 @@ def _patterns(scenario: str, name: str) -> tuple[tuple[str, re.Pattern[str]], ..
         for template in variants:
             pattern = "".join("(.+?)" if i % 2 else re.escape(part)
                               for i, part in enumerate(_SLOT.split(template)))
-            found.append((key, re.compile(pattern, re.IGNORECASE),
+            found.append((key, template, re.compile(pattern, re.IGNORECASE),
                           len(_SLOT.sub("", template))))
-    found.sort(key=lambda item: -item[2])
-    return tuple((key, pattern) for key, pattern, _ in found)
+    found.sort(key=lambda item: -item[3])
+    return tuple((key, template, pattern) for key, template, pattern, _ in found)
+
+
+def _match(bank: Bank, speaker: str, text: str) -> tuple[str, str] | None:
+    if speaker.lower() not in bank.voices:
+        return None
+    parts = sentences(text)
+    tails = [text.strip(), " ".join(parts[1:])] if len(parts) > 1 else [text.strip()]
+    for key, template, pattern in _patterns(bank.scenario, speaker):
+        if any(pattern.fullmatch(tail) for tail in tails):
+            return key, template
+    return None
 
 
 def key_of(bank: Bank, speaker: str, text: str) -> str | None:
     """Which situation of the speaker's own bank a message was said from (a sentence of
     edge before it allowed), or None when it is not from the bank."""
-    if speaker.lower() not in bank.voices:
-        return None
-    parts = sentences(text)
-    tails = [text.strip(), " ".join(parts[1:])] if len(parts) > 1 else [text.strip()]
-    for key, pattern in _patterns(bank.scenario, speaker):
-        if any(pattern.fullmatch(tail) for tail in tails):
-            return key
-    return None
+    found = _match(bank, speaker, text)
+    return found[0] if found else None
+
+
+def templates_of(bank: Bank, speaker: str, lines: list[str]) -> frozenset[str]:
+    """The templates of the speaker's bank that these lines were said from."""
+    return frozenset(found[1] for line in lines if (found := _match(bank, speaker, line)))
 
 
 def said_sentences(lines: list[str]) -> set[str]:

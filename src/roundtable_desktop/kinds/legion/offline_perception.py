@@ -140,7 +140,8 @@ def legion_perception(request: ChatRequest, seed: int) -> str:
         plan = f"{plan.rstrip('.')} ({SETTINGS[seen.channel_type]})."
     direction = "up" if new > old else "down" if new < old else "same"
     updates = ([{"participantName": speaker, "newScore": new,
-                 "reasonForChange": _line(f"reason.{direction}", seed, *salt, **slots)}]
+                 "reasonForChange": _line(_reason_key(act.kind, direction), seed, *salt,
+                                          **slots)}]
                if speaker in seen.scores and new != old else [])
     final = {**seen.scores, **({speaker: new} if speaker in seen.scores else {})}
     notes_key = (f"notes.{plan_key}" if action == STAY_SILENT else
@@ -157,6 +158,12 @@ def legion_perception(request: ChatRequest, seed: int) -> str:
         "predictedResponseTime": pace,
         "toolCall": tool_call,
     }, ensure_ascii=False)
+
+
+def _reason_key(kind: str, direction: str) -> str:
+    """The reason for a score change: the message's own ("praise, up") when it has one."""
+    own = f"reason.{kind}.{direction}"
+    return own if own in plan_texts() else f"reason.{direction}"
 
 
 def _said_since(seen: Seen) -> int:

@@ -295,7 +295,7 @@ def _asks(low: str, first: str) -> str:
         return "who"
     if _HOW_MANY.match(low):
         return "howmany"
-    if _WHEN.match(low):
+    if _WHEN.match(low) or re.search(r"\b(eta|how long|how far|how soon)\b", low):
         return "when"
     if first in _AUX:
         return "yesno"
