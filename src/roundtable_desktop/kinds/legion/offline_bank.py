@@ -21,7 +21,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property, lru_cache
 from typing import Any
 
 from roundtable_desktop.domain.words import sentences, words
@@ -57,10 +57,14 @@ class Topic:
     keywords: tuple[str, ...]
     numbers: tuple[int, int] = (2, 9)
 
+    @cached_property
+    def _pattern(self) -> re.Pattern[str]:
+        longest_first = sorted(self.keywords, key=len, reverse=True)
+        return re.compile(r"\b(?:" + "|".join(map(re.escape, longest_first)) + r")\b")
+
     def found_in(self, text: str) -> int:
         """How many of the topic's keywords `text` holds (a keyword may be two words)."""
-        low = " ".join(words(text))
-        return sum(1 for k in self.keywords if re.search(rf"\b{re.escape(k)}\b", low))
+        return len({m[0] for m in self._pattern.finditer(" ".join(words(text)))})
 
     def number(self, seed: int) -> int:
         low, high = self.numbers
@@ -224,9 +228,14 @@ def _patterns(scenario: str, name: str) -> tuple[tuple[str, str, re.Pattern[str]
 def _match(bank: Bank, speaker: str, text: str) -> tuple[str, str] | None:
     if speaker.lower() not in bank.voices:
         return None
+    return _matched(bank.scenario, speaker, text)
+
+
+@lru_cache(maxsize=4096)  # the same lines come back in every later request of a channel
+def _matched(scenario: str, speaker: str, text: str) -> tuple[str, str] | None:
     parts = sentences(text)
     tails = [text.strip(), " ".join(parts[1:])] if len(parts) > 1 else [text.strip()]
-    for key, template, pattern in _patterns(bank.scenario, speaker):
+    for key, template, pattern in _patterns(scenario, speaker):
         if any(pattern.fullmatch(tail) for tail in tails):
             return key, template
     return None
