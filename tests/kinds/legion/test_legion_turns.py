@@ -73,7 +73,8 @@ def test_a_minion_addressed_by_name_speaks_even_when_it_plans_silence():
 
 
 def test_an_unaddressed_minion_speaks_only_when_its_draw_is_within_its_score():
-    rolls = {m: speaking_roll(0, 1, m) for m in ("alpha", "beta", "gamma")}
+    sent = "[COMMANDER Rowan]: status update, anyone?"  # the history each minion is sent
+    rolls = {m.lower(): speaking_roll(0, m, sent) for m in ("Alpha", "Beta", "Gamma")}
     # Alpha's new score equals its draw (speaks); Beta's is one below (silent unless 1).
     scores = {"Alpha": rolls["alpha"], "Beta": max(1, rolls["beta"] - 1),
               "Gamma": rolls["gamma"]}

@@ -1,326 +1,235 @@
-"""The offline legion policies: a minion that reads its perception or response payload.
+"""The offline legion policies (kind.py registers them): the perception
+(offline_perception.py) and the response, a minion that reads its response payload and
+says a whole authored sentence from its text bank (offline_bank.py).
 
-Perception (`legion_perception`): reads the minion's name and persona (system prompt),
-its scores, who spoke last, the channel history and the tools (user message). Greetings
-and thanks raise the score for the speaker a little, praise a lot, insults lower it; the
-mode follows the band of the new score. A question about files, when a listing tool is
-offered, is a USE_TOOL plan with the folder the message names; once a `[TOOL OUTPUT]`
-line follows the message, it plans to present what came back.
-Response (`legion_response`): reads the plan (mode, plan), the `<tool_output>` block and
-the history, and writes a message in the mode's register, listing the files a tool
-returned. Both are seeded by the client's seed and the payload, so a replay is the same
-and each turn differs. Must not read application state: only the request.
+The response reads the plan (its mode, where it speaks), the tool output and the history,
+and answers the kind of message it got: a question with an answer, an order with what
+will be done, a file request with the files the tool returned, praise with thanks, small
+talk with small talk, a colleague's words with a colleague's reply. It never says a
+sentence it can see it has said already, and it prefers the variants of the kind of
+channel it speaks in, so what it said in a channel it cannot see is unlikely to come back.
+Deterministic per seed and request. Must not read application state: only the request.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any
 
 from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.domain.words import sentences
-from roundtable_desktop.kinds.legion.state import clamp_score, mode_for
+from roundtable_desktop.kinds.legion.offline_bank import (
+    Bank,
+    Voice,
+    choose,
+    digest,
+    folder_words,
+    key_of,
+    options,
+    said_sentences,
+    situation,
+    templates_of,
+    tone_of,
+    voice_for,
+)
+from roundtable_desktop.kinds.legion.offline_perception import DEFER, legion_perception
+from roundtable_desktop.kinds.legion.offline_read import (
+    COMMANDER,
+    MINION,
+    TOPIC,
+    Entry,
+    Seen,
+    classify,
+    read_response,
+)
 
-_GREETING = re.compile(r"\b(hi|hello|hey|hiya|good (morning|evening|afternoon)|greetings|yo)\b")
-_PRAISE = re.compile(r"\b(amazing|awesome|great|brilliant|love|ily|best|fantastic|"
-                     r"wonderful|incredible|good job|well done|proud)\b")
-_THANKS = re.compile(r"\b(thanks|thank you|thx|ty|cheers|appreciate)\b")
-_INSULT = re.compile(r"\b(stupid|idiot|useless|hate|dumb|shut up|terrible|awful|worthless|"
-                     r"pathetic|incompetent|moron)\b")
-_FILES = re.compile(r"\b(files?|director(y|ies)|folders?|ls|list)\b")
-_READ = re.compile(r"\b(read|open|show me|contents? of|what'?s in)\b")
-_FILENAME = re.compile(r"[`'\"]?([\w./-]+\.[A-Za-z0-9]{1,6})[`'\"]?")
-_TICKED = re.compile(r"`([^`\n]{1,120})`")
-_ENTRY = re.compile(r"^\[(COMMANDER|MINION|TOPIC)([^\]]*)\]: ?(.*)$")
-
-
-@dataclass
-class _Seen:
-    name: str = "Minion"
-    persona: str = ""
-    speaker: str = ""
-    scores: dict[str, int] = field(default_factory=dict)
-    last_text: str = ""
-    tool_lines: list[str] = field(default_factory=list)
-    tools: list[dict[str, Any]] = field(default_factory=list)
-    commander: str = ""
-
-
-def _digest(seed: int, *parts: str) -> bytes:
-    return hashlib.sha256(":".join([str(seed), *parts]).encode()).digest()
-
-
-def _pick(seed: int, options: list[str], *parts: str) -> str:
-    return options[_digest(seed, *parts)[0] % len(options)]
-
-
-def _between(text: str, start: str, end: str) -> str:
-    _, found, rest = text.partition(start)
-    if not found:
-        return ""
-    return rest.partition(end)[0] if end else rest
-
-
-def _history(text: str) -> list[str]:
-    block = _between(text, "\n---\n", "\n---\n")
-    return block.splitlines()
-
-
-def _read(request: ChatRequest) -> _Seen:
-    system = request.messages[0].content if request.messages else ""
-    user = request.user_text()
-    seen = _Seen()
-    if found := re.search(r'"([^"\n]{1,40})"', system):
-        seen.name = found.group(1)
-    if found := re.search(r':\s*"([^"\n]{1,2000})"', system):
-        seen.persona = found.group(1)
-    if found := re.search(r'last message in the chat history is from "([^"\n]+)"', user):
-        seen.speaker = found.group(1)
-    try:
-        scores = json.loads(_between(user, "current opinion scores are:\n", "\n\nCURRENT"))
-        seen.scores = {str(k): clamp_score(v) for k, v in scores.items()}
-    except (ValueError, AttributeError):
-        seen.scores = {}
-    lines = _history(user)
-    for i in range(len(lines) - 1, -1, -1):
-        match = _ENTRY.match(lines[i])
-        if match:
-            seen.last_text = match.group(3)
-            seen.tool_lines = [line for line in lines[i + 1:] if line.startswith("[TOOL")]
-            break
-    for line in lines:
-        match = _ENTRY.match(line)
-        if match and match.group(1) == "COMMANDER":
-            seen.commander = match.group(2).strip()
-    try:
-        tools = json.loads(user.rpartition("arguments.\n")[2] or "[]")
-        seen.tools = [t for t in tools if isinstance(t, dict) and "name" in t]
-    except ValueError:
-        seen.tools = []
-    return seen
-
-
-def _tool(tools: list[dict[str, Any]], *endings: str) -> str | None:
-    for ending in endings:
-        for tool in tools:
-            if str(tool["name"]).endswith(ending):
-                return str(tool["name"])
-    return None
-
-
-def _folder(text: str) -> str:
-    if ticked := _TICKED.search(text):
-        return ticked.group(1).strip().rstrip("/") + "/"
-    if found := re.search(r"\b(?:in|inside|under) (?:the )?([\w./-]+)(?: (?:folder|directory))?",
-                          text):
-        word = found.group(1)
-        if word.lower() not in {"folder", "directory", "project", "files"}:
-            return word.rstrip("/") + "/"
-    return "."
-
-
-def legion_perception(request: ChatRequest, seed: int) -> str:
-    """The offline perception plan for the payload's minion and message."""
-    seen = _read(request)
-    text = seen.last_text.lower()
-    speaker = seen.speaker or "the Commander"
-    d = _digest(seed, seen.name, speaker, seen.last_text, str(len(seen.tool_lines)))
-    old = seen.scores.get(speaker, 50)
-    if _INSULT.search(text):
-        delta, tone = -(10 + d[1] % 11), "hostile"
-    elif _PRAISE.search(text):
-        delta, tone = 12 + d[1] % 7, "warmly appreciative"
-    elif _THANKS.search(text):
-        delta, tone = 3 + d[1] % 4, "grateful"
-    elif _GREETING.search(text):
-        delta, tone = 1 + d[1] % 2, "friendly, a simple greeting"
-    elif "?" in text:
-        delta, tone = 1, "a clear request"
-    else:
-        delta, tone = d[1] % 3 - 1, "matter-of-fact"
-    if seen.tool_lines:
-        delta = 0  # the same message, seen again with the tool's answer
-    new = clamp_score(old + delta) if seen.speaker in seen.scores else old
-    mode = mode_for(new)
-    action, tool_call = "SPEAK", None
-    list_tool = _tool(seen.tools, ".list_files", "list_files", "list_directory")
-    read_tool = _tool(seen.tools, ".read_file", "read_file")
-    if seen.tool_lines:
-        failed = any("Error" in line[:30] for line in seen.tool_lines
-                     if line.startswith("[TOOL OUTPUT]"))
-        plan = (f"Tell {speaker} the tool failed and what it said." if failed else
-                f"Present what the tool returned to {speaker}, as asked.")
-        analysis = "The tool has answered; I now have what I need to reply."
-    elif read_tool and _READ.search(text) and (name := _FILENAME.search(seen.last_text)):
-        action, tool_call = "USE_TOOL", {"name": read_tool,
-                                         "arguments": {"path": name.group(1)}}
-        plan = f"Use the '{read_tool}' tool to read {name.group(1)}."
-        analysis = f"{speaker} wants the contents of a file; a tool can read it."
-    elif list_tool and _FILES.search(text):
-        folder = _folder(seen.last_text)
-        action, tool_call = "USE_TOOL", {"name": list_tool, "arguments": {"path": folder}}
-        plan = f"Use the '{list_tool}' tool to list the contents of '{folder}'."
-        analysis = f"{speaker} asks what a folder holds; the file tool can answer that."
-    else:
-        analysis = f"{speaker}'s message is {tone}: “{seen.last_text[:120]}”."
-        plan = _plan_for(text, speaker, mode)
-        if new <= 20 and d[2] % 2 == 0:
-            action, plan = "STAY_SILENT", ""
-    reason = (f"Their message was {tone}." if delta >= 0 else
-              f"Their message was {tone}; that stung.")
-    updates = ([{"participantName": speaker, "newScore": new, "reasonForChange": reason}]
-               if seen.speaker in seen.scores and new != old else [])
-    final = {**seen.scores, **({speaker: new} if seen.speaker in seen.scores else {})}
-    notes = _pick(seed, ["Keep it crisp.", "Watch the mood in here.", "Stay useful.",
-                         "Remember who is kind to me."], seen.name, seen.last_text)
-    return json.dumps({
-        "perceptionAnalysis": analysis,
-        "opinionUpdates": updates,
-        "finalOpinions": final,
-        "selectedResponseMode": mode,
-        "personalNotes": notes,
-        "action": action,
-        "responsePlan": plan,
-        "predictedResponseTime": 250 + (d[3] * 5 if new < 86 else d[3]),
-        "toolCall": tool_call,
-    }, ensure_ascii=False)
-
-
-def _plan_for(text: str, speaker: str, mode: str) -> str:
-    if _INSULT.search(text):
-        return f"Answer {speaker}'s rudeness in the {mode} register without grovelling."
-    if _PRAISE.search(text) or _THANKS.search(text):
-        return f"Acknowledge {speaker}'s kind words and offer to keep helping."
-    if _GREETING.search(text):
-        return f"Return {speaker}'s greeting and ask what is needed."
-    if "?" in text:
-        return f"Answer {speaker}'s question as well as I can."
-    return f"Respond to {speaker} in character."
-
-
-# -- response -------------------------------------------------------------------------------
-_OPENERS = {
-    "Hostile/Minimal": ["Fine.", "What now.", "If I must."],
-    "Wary/Reluctant": ["Alright.", "Noted.", "I suppose so."],
-    "Neutral/Standard": ["Certainly.", "Understood.", "Of course."],
-    "Friendly/Proactive": ["Happy to help!", "Of course!", "Gladly."],
-    "Obsessed/Eager": ["Anything for you!", "Right away, right away!", "Oh, absolutely!"],
-}
-
-
-def _first(pattern: str, text: str, default: str) -> str:
-    """The first group of `pattern`'s first match in `text`, or `default`."""
-    found = re.search(pattern, text)
-    return found[1] if found else default
+__all__ = ["legion_perception", "legion_response"]
 
 
 def legion_response(request: ChatRequest, seed: int) -> str:
-    """The offline message for the payload's plan, mode and tool output."""
-    system = request.messages[0].content if request.messages else ""
-    user = request.user_text()
-    name = _first(r'minion "([^"\n]{1,40})"', system, "Minion")
-    persona = _first(r'character: "([^"\n]{1,2000})"', system, "").lower()
-    mode = _first(r'response mode is: "([^"\n]*)"', user, "Neutral/Standard")
-    plan = _first(r'high-level plan is: "([^"\n]*)"', user, "").lower()
-    lines = _history(user.partition("</tool_output>")[2] or user)
-    entries = [m for line in lines if (m := _ENTRY.match(line))]
-    last_entry = entries[-1] if entries else None
-    # Whom the message answers: the last speaker (the Commander or another minion).
-    addressee = last_entry.group(2).strip() if last_entry and last_entry.group(2).strip() \
-        else "everyone"
-    last = last_entry.group(3) if last_entry else ""
-    salt = (str(len(lines)), name, last)
-    opener = _pick(seed, _OPENERS.get(mode, _OPENERS["Neutral/Standard"]), *salt)
-    commanding = last_entry is not None and last_entry.group(1) == "COMMANDER"
-    title = f"Commander {addressee}" if "formal" in persona and commanding else addressee
-    tail = ""
-    if any(w in persona for w in ("sarcastic", "grumpy", "cynical", "terse")):
-        tail = " " + _pick(seed, ["Try not to make it weird.", "Thrilling, as always.",
-                                  "Don't say I never help."], *salt)
-    elif any(w in persona for w in ("eager", "cheerful", "idolis", "anxious")):
-        tail = " " + _pick(seed, ["This is so exciting!", "I hope that helps!",
-                                  "Just say the word!"], *salt)
-    if "<tool_output>" in user:
-        output = _between(user, "<tool_output>\n", "\n</tool_output>")
-        return f"{opener} {_report(output, user, title)}{tail}".strip()
-    if "greeting" in plan:
-        body = _pick(seed, [f"Hello, {title}. How can I assist you today?",
-                            f"Good to hear from you, {title}. What do you need?",
-                            f"Greetings, {title}. What is on the agenda?"], *salt)
-        return (body + tail).strip() if mode != "Hostile/Minimal" else f"{opener} What."
-    if "kind words" in plan or "praise" in plan:
-        body = _pick(seed, [f"That is very kind of you to say, {title}. I am ready for "
-                            "whatever you need.",
-                            f"Thank you, {title}; that means a great deal. What shall we "
-                            "do next?",
-                            f"You are generous, {title}. Point me at the next task."], *salt)
-        return f"{body}{tail}"
-    if "rudeness" in plan:
-        return f"{opener} I heard you, {addressee}. I will do my job regardless.{tail}"
-    answers = _ANSWERS if commanding else _PEERS  # another minion spoke last
-    topic = _topic(last)
-    body = _pick(seed, answers.get(mode, answers["Neutral/Standard"]), *salt)
-    body = body.format(topic=topic, to=title)
-    return f"{opener} {body[0].upper()}{body[1:]}{tail}".strip()
+    """The offline message for the payload's plan, mode, tool output and history."""
+    seen = read_response(request)
+    bank, voice = voice_for(seen.name, seen.persona)
+    last = seen.last or Entry(COMMANDER, "", "")
+    used = said_sentences(seen.own_lines())
+    said = templates_of(bank, seen.name, seen.own_lines())  # not again, even to another
+    fingerprint = seen.entries[0].text if seen.entries else ""
+    salt = (seen.name, last.speaker, last.text, len(seen.entries), fingerprint)
+    tone = tone_of(seen.mode)
+    slots = _slots(seen, bank, voice, last, seed)
+    keys = _keys(seen, bank, last, slots, seed, salt)
+    message = None
+    lane = _lane(seen)
+    for key in keys:
+        # A topic's lines use the topic's own number (hours, percent, days ...); the rest
+        # a plain one (minutes, a count).
+        fill = {**slots, "count": slots["topic_count"]} \
+            if key.startswith("topic:") and "topic_count" in slots else slots
+        groups = _groups(voice, key, tone)
+        message = choose(groups, fill, seed=seed, salt=(key, *salt), used=used, lane=lane,
+                         avoid=said) or \
+            choose(groups, fill, seed=seed, salt=(key, *salt), used=used, lane=lane)
+        if message:
+            break
+    if message is None:  # everything it could say here is said: the first variant again
+        group = next((g for k in keys for g in _groups(voice, k, tone) if g), ["…"])
+        message = choose([group], slots, seed=seed, salt=salt, used=set()) or "…"
+    if seen.mode.startswith("Hostile") and keys[0] != "insult" and \
+            digest(seed, "edge", *salt) % 3 == 0:  # an edge now and then, not every time
+        used |= set(sentences(message))
+        edge = choose(options(voice, "hostile", tone), slots, seed=seed,
+                      salt=("hostile", *salt), used=used, lane=lane)
+        if edge:
+            message = f"{edge} {message}"
+    return message
 
 
-_ANSWERS = {
-    "Hostile/Minimal": ["{topic}. Fine.", "{topic}? Ask someone else next time, {to}."],
-    "Wary/Reluctant": ["{topic}: I can do it, {to}, but I want the details first.",
-                       "On {topic}, I have doubts. Convince me, {to}."],
-    "Neutral/Standard": ["On {topic}: I will look into it and report back, {to}.",
-                         "{topic}: noted, {to}. I will handle my part."],
-    "Friendly/Proactive": ["Good point, {to}. On {topic}, I can start right away.",
-                           "{topic}: leave it with me, {to}; I'll report back soon."],
-    "Obsessed/Eager": ["{topic} — consider it done, {to}! Starting this very second!",
-                       "Yes! {topic}! Whatever you need, {to}!"],
-}
-_PEERS = {
-    "Hostile/Minimal": ["{to}, nobody asked.", "Spare us, {to}."],
-    "Wary/Reluctant": ["I'm not sure about that, {to}.", "Maybe, {to}. Show me it works."],
-    "Neutral/Standard": ["Fair enough, {to}. Let's keep moving.",
-                         "Noted, {to}. I'll take my share of it."],
-    "Friendly/Proactive": ["Nice one, {to}. I'll back you up on that.",
-                           "Agreed, {to}; I can pick up the next piece."],
-    "Obsessed/Eager": ["{to}, you're brilliant! I'm right behind you!",
-                       "Yes, exactly what {to} said! Let's go!"],
-}
-_LEAD = re.compile(r"^(?:[@\w]+[,:]\s+)+")
+def _lane(seen: Seen) -> int | None:
+    """The kind of channel the plan says it speaks in: its DM (0), a group where two or
+    more colleagues have spoken (1), a smaller group (2), the minions-only channel (3)."""
+    found = re.search(r"\((in private|in front of the group|among the minions)\)\.?$",
+                      seen.plan)
+    if found is None:
+        return None
+    if found[1] == "in private":
+        return 0
+    if found[1] == "among the minions":
+        return 3
+    colleagues = {e.speaker for e in seen.entries if e.role == MINION} - {seen.name}
+    return 1 if len(colleagues) >= 2 else 2
 
 
-def _topic(text: str) -> str:
-    """The gist of a message: its first clause of some length, without the names it
-    opens with (an opener like "Of course." is skipped)."""
-    clauses = [c.rstrip(".?!;") for s in sentences(text) for c in s.split("; ") if c]
-    clauses = [_LEAD.sub("", c) for c in clauses]
-    first = next((c for c in clauses if len(c.split()) >= 4), clauses[0] if clauses else "")
-    gist = " ".join(first.split()[:9]) or "that"
-    return gist[0].lower() + gist[1:] if not gist[:2].isupper() else gist
+def _groups(voice: Voice, key: str, tone: str) -> list[list[str]]:
+    """The variant groups of a key; "peer_chat+peer_answer_topic" mixes the second key's
+    lines into the first group of the first; "...#count" puts the lines with a {count}
+    first."""
+    key, _, need = key.partition("#")
+    base, _, extra = key.partition("+")
+    groups = options(voice, base, tone)
+    if need:  # "#count": the lines that give a number first
+        lines = [line for group in groups for line in group]
+        groups = [g for g in ([x for x in lines if f"{{{need}}}" in x],
+                              [x for x in lines if f"{{{need}}}" not in x]) if g]
+    mixed = [line for group in options(voice, extra, tone) for line in group] if extra else []
+    if mixed:
+        groups = [mixed + (groups[0] if groups else []), *groups[1:]]
+    return groups
 
 
-def _report(output: str, user: str, title: str) -> str:
+def _slots(seen: Seen, bank: Bank, voice: Voice, last: Entry, seed: int) -> dict[str, str]:
+    commander = seen.commander or bank.commander
+    if last.role == MINION:
+        name = last.speaker
+    elif last.role == TOPIC or not commander:
+        name = voice.group_as
+    elif commander == bank.commander or "{commander}" in voice.commander_as:
+        name = voice.commander_as.replace("{commander}", commander)
+    else:
+        name = commander
+    peers = [v.name for v in bank.voices.values() if v.name != seen.name] or ["someone"]
+    topic = bank.topic_in(last.text)
+    start = next((e for e in reversed(seen.entries) if e.role != MINION), None)
+    # What the exchange is about: a topic of the scenario, when it was about work (the
+    # "team" in "Good morning, team" is no topic).
+    about = bank.topic_in(start.text) if start and classify(start.text).kind in (
+        "question", "order", "statement", "files", "read") else None
+    slots = {"name": name, "peer": peers[digest(seed, "peer", last.text) % len(peers)],
+             "count": str(5 + digest(seed, "count", seen.name, last.text) % 36)}
+    if topic:
+        slots["topic_count"] = str(topic.number(seed))
+    if about:
+        slots["topic"] = about.title
+    return slots
+
+
+def _keys(seen: Seen, bank: Bank, last: Entry, slots: dict[str, str], seed: int,
+          salt: tuple[object, ...]) -> list[str]:
+    """The situations to answer from, best first (later ones when the first is spent)."""
+    if seen.tool_output is not None:
+        return [_tool_result(seen, slots)]
+    if seen.plan.startswith(DEFER):
+        slots["name"] = seen.plan[len(DEFER):].partition(",")[0].strip() or slots["name"]
+        return ["defer"]
+    if last.role == MINION:
+        context = f"peer_{_context(seen, bank, last)}"
+        if "topic" in slots:  # lines that name the topic of the exchange, mixed in
+            context += "+peer_work_topic" if context == "peer_work" else "+peer_answer_topic"
+        said_to_us = (key_of(bank, last.speaker, last.text) or "peer_").startswith("peer_")
+        if last.text.rstrip().endswith("?") and said_to_us:  # not a question to the boss
+            return ["peer_question", context]
+        return [context, "peer_chat"]
+    act = classify(last.text)
+    key, _ = situation(act, bank, last.text)
+    if key == "order_quoted":
+        slots["quote"] = act.quote
+        if digest(seed, "quote", *salt) % 3:  # quoting the order now and then, not always
+            return ["order", key]
+    if key.startswith("topic:") and act.asks in ("advice", "yesno", "when"):
+        # "should we", "is it", "when": answered as such first, the topic's facts after
+        return ["opinion" if act.asks == "advice" else act.asks, key, "question"]
+    if key.startswith("topic:"):
+        first = f"{key}#count" if act.asks == "howmany" else key  # a number, if it has one
+        return [first, act.asks if act.asks in ("status", "howmany", "opinion") else
+                "question", "statement"]
+    fallback = {"opinion": "question", "status": "question", "yesno": "question",
+                "when": "question", "howmany": "question", "who": "question"}
+    return [key, fallback.get(key, "statement"), "statement"]
+
+
+_WORK_KEYS = frozenset({"order", "order_quoted", "files", "files_one", "files_empty",
+                        "file_read", "tool_failed", "no_tool", "status"})
+_ANSWER_KEYS = frozenset({"opinion", "yesno", "who", "when", "howmany"})
+
+
+def _context(seen: Seen, bank: Bank, last: Entry) -> str:
+    """What a colleague's message was: work promised, an answer, an admission that it does
+    not know ("unsure") or chat; read from the bank it was said from, else from what the
+    Commander (or the topic) asked last."""
+    key = key_of(bank, last.speaker, last.text)
+    if key in ("peer_work", "peer_unsure"):
+        return "work"  # a colleague offering to help or to look: more work talk
+    if key is not None and key.startswith("peer_"):
+        return "chat"  # a reply to a reply: keep it light
+    if key is not None:
+        if key == "question":
+            return "unsure"
+        if key in _WORK_KEYS or key.endswith(":order"):
+            return "work"
+        return "answer" if key in _ANSWER_KEYS or key.endswith(":answer") else "chat"
+    start = next((e for e in reversed(seen.entries) if e.role != MINION), None)
+    if start is None:
+        return "chat"
+    act = classify(start.text)
+    if act.kind in ("order", "files", "read") or act.asks == "status":
+        return "work"
+    return "answer" if act.kind == "question" else "chat"
+
+
+def _tool_result(seen: Seen, slots: dict[str, str]) -> str:
+    output = (seen.tool_output or "").strip()
+    path = str(seen.tool_arguments.get("path", "."))
+    slots["folder"] = folder_words(path)
+    slots["file"] = f"`{path.strip('/')}`"
     if output.startswith("Error"):
-        return f"I tried, {title}, but the tool failed: {output[:200]}"
-    call = re.search(r"\[TOOL CALL\][^\n]*?\((\{.*\})\)", user)
-    where = ""
-    if call:
-        try:
-            where = str(json.loads(call.group(1)).get("path", ""))
-        except (ValueError, AttributeError):
-            where = ""
+        reason = output.removeprefix("Error:").strip()
+        slots["quote"] = sentences(reason)[-1].rstrip(".") if reason else "no answer"
+        return "tool_failed"
     try:
         value = json.loads(output)
     except ValueError:
         value = output
-    if isinstance(value, list) and value:
-        names = [str(v) for v in value]
-        listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
-        place = f"The `{where.rstrip('/')}` directory" if where and where != "." else \
-            "The folder"
-        return f"{place} contains: {listed}."
     if isinstance(value, list):
-        return "The folder is empty."
-    return f"Here is what the tool returned: {str(value)[:400]}"
+        names = [str(v) for v in value]
+        if not names:
+            return "files_empty"
+        shown = names if len(names) <= 8 else [*names[:7], f"{len(names) - 7} more"]
+        slots["files"] = (", ".join(shown[:-1]) + " and " + shown[-1]) if len(shown) > 1 \
+            else shown[0]
+        slots["count"] = str(len(names))
+        return "files" if len(names) > 1 else "files_one"
+    text = str(value)
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    slots["lines"] = f"{len(lines)} line" + ("" if len(lines) == 1 else "s")
+    opening = re.sub(r"^[#/*\s-]+", "", lines[0]).strip() if lines else ""
+    slots["quote"] = sentences(opening)[0].rstrip(".:") if opening else "nothing"
+    return "file_read"

@@ -12,6 +12,7 @@ they enter. Must not call models, read files or import Qt.
 
 from __future__ import annotations
 
+import hashlib
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -50,6 +51,15 @@ def mode_for(score: int) -> str:
         if low <= score <= high:
             return mode
     return MODES[2]
+
+
+def speaking_roll(seed: int, minion: str, history: str) -> int:
+    """1..100: an unaddressed minion speaks when this is within its score for the speaker.
+    Drawn from the session's seed, the minion's name and the channel history up to the
+    message, exactly as its perception request shows it, so a model that reads the request
+    (the offline one) can make the same draw; a replay draws the same."""
+    raw = hashlib.sha256(f"{seed}:{minion}:{history}".encode()).digest()
+    return int.from_bytes(raw[:4], "big") % 100 + 1
 
 
 def same_mode(chosen: str, expected: str) -> bool:
@@ -183,9 +193,12 @@ class Diary(BaseModel):
 
     def quiet_line(self) -> str:
         """The line the window shows for a silent turn."""
-        why = (f" (drew {self.roll} against a chance of {self.chance})"
-               if self.roll is not None and self.chance is not None else "")
-        return f"{self.minion} stayed silent{why}."
+        if self.roll is None or self.chance is None:
+            return f"{self.minion} stayed silent."
+        if self.roll <= self.chance:  # the draw allowed it to speak: its plan chose not to
+            return (f"{self.minion} chose to stay silent (drew {self.roll} against a chance "
+                    f"of {self.chance}).")
+        return f"{self.minion} stayed silent (drew {self.roll} against a chance of {self.chance})."
 
 
 class LegionMessage(BaseModel):

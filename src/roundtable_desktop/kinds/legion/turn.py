@@ -4,8 +4,10 @@ The loop (seed 002): a perception call (structured JSON, re-asked once if unread
 gives a plan; its scores are clamped and applied and its mode is checked against the
 band of the new score for the speaker (a mismatch is corrected and noted in the diary).
 The rules of speaking are applied after the first plan: a minion addressed by name (or
-in its DM) must speak; otherwise its new score for the speaker is its chance to speak,
-drawn from the session's seed, the message and the minion (so a replay draws the same).
+in its DM) must speak; otherwise it speaks only when it plans to and a draw falls within
+its new score for the speaker (its chance to speak). The draw comes from the session's
+seed, the minion and the history it was sent (state.speaking_roll), so a replay draws the
+same and a model that reads its request (the offline one) can draw it too.
 USE_TOOL runs the named tool and adds `[TOOL CALL]` / `[TOOL OUTPUT]` lines to this
 turn's working history, then plans again, at most `max_tool_steps` times; a failing tool
 is an error line, never a crash. Then the response call streams the message, which is
@@ -16,7 +18,6 @@ as its diary. Must not import Qt.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 from typing import TYPE_CHECKING
 
@@ -45,16 +46,11 @@ from roundtable_desktop.kinds.legion.state import (
     ToolStep,
     mode_for,
     same_mode,
+    speaking_roll,
 )
 
 if TYPE_CHECKING:
     from roundtable_desktop.kinds.legion.session import LegionSession
-
-
-def speaking_roll(seed: int, message_id: int, minion_id: str) -> int:
-    """1..100, the same for the same session seed, message and minion."""
-    digest = hashlib.sha256(f"{seed}:{message_id}:{minion_id}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") % 100 + 1
 
 
 def apply_scores(state: LegionState, minion: Minion, plan: PerceptionPlan, step: int) -> None:
@@ -118,7 +114,7 @@ async def minion_turn(session: LegionSession, minion: Minion, channel: Channel,
         diary.plans.append(plan)
         minion.last_diary = plan
         session.emit(StateChanged(part="scores", detail=minion.name))
-        if step == 0 and not _will_speak(state, minion, speaker, plan, diary, incoming.id):
+        if step == 0 and not _will_speak(state, minion, speaker, plan, diary, lines):
             diary.outcome = "silent"
             session.keep_diary(diary)
             return True
@@ -165,11 +161,14 @@ async def minion_turn(session: LegionSession, minion: Minion, channel: Channel,
 
 
 def _will_speak(state: LegionState, minion: Minion, speaker: str, plan: PerceptionPlan,
-                diary: Diary, message_id: int) -> bool:
+                diary: Diary, lines: list[str]) -> bool:
     if diary.addressed:
         if plan.action == STAY_SILENT:
             diary.notes.append("Addressed by name: it must speak.")
         return True
     diary.chance = minion.score_for(speaker)
-    diary.roll = speaking_roll(state.seed, message_id, minion.id)
+    diary.roll = speaking_roll(state.seed, minion.name, "\n".join(lines))
+    if diary.roll <= diary.chance and plan.action == STAY_SILENT:
+        diary.notes.append("Not addressed, it chose to stay silent.")
+        return False  # the draw allows speaking; it need not (the seed's rule is a chance)
     return diary.roll <= diary.chance
