@@ -121,7 +121,7 @@ def banks() -> dict[str, Bank]:
             continue
         data = json.loads(path.read_text(encoding="utf-8"))
         topics = tuple(Topic(id=t["id"], title=t["title"], keywords=tuple(t["keywords"]),
-                             numbers=tuple(t.get("numbers", (2, 9))))  # type: ignore[arg-type]
+                             numbers=tuple(t.get("numbers", (2, 9))))
                        for t in data.get("topics", []))
         voices = {name.lower(): _voice(path.stem, name, spec)
                   for name, spec in data["minions"].items()}
