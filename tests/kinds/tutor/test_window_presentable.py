@@ -196,11 +196,10 @@ def test_in_a_phase_of_choices_the_status_line_says_to_pick_one(qtbot, make_wind
 
 
 # -- the result sentence -------------------------------------------------------------------------
-def test_the_end_sentence_says_what_the_ticks_mean_the_debrief_went_over_them():
+def test_the_end_sentence_counts_the_items_the_student_spotted_as_the_ticks_do():
     items = [ResultItem(title="✓ Asked for the source"), ResultItem(title="☐ Noticed the bait")]
     summary = SessionSummary(kind="tutor", title="t", ended=True,
                              result=ResultSection(heading="Debrief", items=items, final=True))
 
     assert tutor_ended(summary, "Tutor", 3) == (
-        "The exercise ended with its debrief after 3 calls; the debrief went over 1 of the "
-        "2 checklist items (✓).")
+        "The exercise ended with its debrief after 3 calls: 1 of 2 checklist items spotted.")
