@@ -353,3 +353,28 @@ def test_in_a_kind_that_does_not_allow_it_the_human_waits_for_the_stream(qtbot, 
     assert not window.toolbar.qactions["send"].isEnabled()
     window.toolbar.qactions["stop"].trigger()
     wait_idle(qtbot, window)
+
+
+# -- leaving a running session asks first -----------------------------------------------------
+def test_opening_a_recent_session_while_auto_runs_asks_first_and_keeps_running_on_cancel(
+    qtbot, make_window
+):
+    from roundtable_desktop.ui.dialogs.ask_first import AskFirstBox
+
+    window = make_window(paced(words=400, delay_s=0.02))
+    other = start(qtbot, window, "panel")
+    window.runner.start_new("roundtable")
+    qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, other), timeout=WAIT_MS)
+    live = window.bridge.session_id()
+    window.runner.perform(Action(id="auto", steps=5))
+    qtbot.waitUntil(lambda: window.runner.busy, timeout=WAIT_MS)
+
+    assert window.runner.busy, "Auto stopped before the question could be asked"
+    box = window.menus.open_recent(other)
+
+    assert isinstance(box, AskFirstBox)
+    qtbot.waitUntil(box.isVisible, timeout=WAIT_MS)
+    assert "stays saved" in box.informativeText()
+    assert window.bridge.session_id() == live and window.runner.busy
+    box.reject()
+    assert window.bridge.session_id() == live  # Cancel: nothing left, nothing opened

@@ -27,10 +27,11 @@ from roundtable_desktop.engine.session_export import export_session
 from roundtable_desktop.store.database import StoreError
 from roundtable_desktop.store.export import ExportFormat
 from roundtable_desktop.store.records import CallRecord
+from roundtable_desktop.ui.dialogs.ask_first import AskFirstBox, open_question
 from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
 from roundtable_desktop.ui.dialogs.settings_dialog import SettingsDialog
 from roundtable_desktop.ui.kinds.registry import window_kind
-from roundtable_desktop.ui.kinds.spec import MenuEntry
+from roundtable_desktop.ui.kinds.spec import AskFirst, MenuEntry
 from roundtable_desktop.ui.theme import THEMES
 from roundtable_desktop.ui.window.help_menu import HelpMenu
 from roundtable_desktop.ui.window.new_session_dialog import NewSessionDialog
@@ -131,10 +132,27 @@ class WindowMenus(QObject):
             when = datetime.fromtimestamp(info.updated_at).strftime("%d %b %H:%M")
             label = f"{info.title} — {when} — {count_of(info.call_count, 'call')} ({info.status})"
             action = self.recent_menu.addAction(label.replace("&", "&&"))
-            action.triggered.connect(lambda _=False, sid=info.id: self.window.runner.reopen(sid))
+            action.triggered.connect(lambda _=False, sid=info.id: self.open_recent(sid))
             shown += 1
         if not shown:
             self.recent_menu.addAction("No other sessions yet").setEnabled(False)
+
+    def open_recent(self, session_id: str) -> AskFirstBox | None:
+        """Open a stored session in place of the live one; while the live one is still
+        working (Auto, a call) ask first: its run stops, what it did stays saved. Returns
+        the question when one is asked."""
+        runner = self.window.runner
+
+        def reopen() -> None:
+            runner.reopen(session_id)
+
+        if not runner.busy:
+            reopen()
+            return None
+        return open_question(self.window, AskFirst(
+            text="Open another session?", yes="Stop and open it",
+            detail="The session on screen is still working (Auto or a call): it stops "
+                   "here, and what it has done stays saved."), reopen)
 
     def export(self, fmt: ExportFormat) -> None:
         session_id = self.window.bridge.session_id()
