@@ -8,6 +8,8 @@ there are none. `play_problems` runs them all over one play (tests/offline_play.
 - a sentence cut off: a line that ends in a letter, or a "…" splice (`cut_short`);
 - the id of a candidate, a card or a claim in spoken text (`ids_in`);
 - a claim quoted only in part (`partial_claims`);
+- a pronoun that disagrees with the persona a sentence speaks of (`disagreeing_pronouns`):
+  "Ines would change his mind" when Ines's card says she/her;
 - and, over many games, the negotiation's outcomes all alike (`outcome_problems`).
 
 Names are the participants' and those the kind's authors wrote mid-sentence in its
@@ -218,6 +220,33 @@ def ids_in(text: str, ids: Collection[str]) -> list[str]:
         rf"(?<![\w#/.-])(?:{pattern})(?![\w-])", text)})
 
 
+_PRONOUNS = {
+    "he": frozenset({"he", "him", "his", "himself"}),
+    "she": frozenset({"she", "her", "hers", "herself"}),
+}
+_QUOTED = re.compile(r"[\"“][^\"”]*[\"”]")
+
+
+def disagreeing_pronouns(text: str, personas: dict[str, str]) -> list[str]:
+    """Each gendered pronoun that disagrees with the card of the persona it speaks of:
+    "he" of a she/her persona, "she" or "he" of a they/them one. `personas` maps a name
+    to its card's pronouns ("she/her"). A pronoun is taken to speak of the persona named
+    last before it in the same sentence (by full or first name), as a reader takes it;
+    one with no persona before it is not judged, nor is a quotation (what someone is
+    quoted saying speaks of others)."""
+    firsts = {name.split()[0]: name for name in personas}
+    found = []
+    for sentence in sentences(text):
+        last = ""
+        for word in _WORD.findall(_QUOTED.sub(" ", sentence)):
+            last = firsts.get(word, last)
+            own = personas.get(last, "").partition("/")[0]
+            if own and any(word.casefold() in forms for subject, forms in _PRONOUNS.items()
+                           if subject != own):
+                found.append(f"“{word}” of {last} ({personas[last]}): “{sentence[:120]}”")
+    return found
+
+
 CLAIM_HEAD_WORDS = 6  # this many words of a claim, where it starts, are a quotation of it
 
 
@@ -284,6 +313,34 @@ def claims_of(play: Play) -> list[str]:
     return [c["text"] for c in claims if isinstance(c, dict) and c.get("text")]
 
 
+def personas_of(state: Any) -> dict[str, str]:
+    """name → pronouns of every persona a stored state gives pronouns (a debate's cards;
+    a kind whose personas carry none has none to check)."""
+    found: dict[str, str] = {}
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            name, pronouns = node.get("name"), node.get("pronouns")
+            if isinstance(name, str) and isinstance(pronouns, str) and "/" in pronouns:
+                found[name] = pronouns
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(state)
+    return found
+
+
+def check_pronouns(play: Play) -> list[str]:
+    personas = personas_of(play.state)
+    if not personas:
+        return []
+    return [f"{where}: {p}" for where, text in _model_texts(play)
+            for p in disagreeing_pronouns(text, personas)]
+
+
 def check_repeats(play: Play) -> list[str]:
     return repeated_sentences((s.speaker, speech(s.text)) for s in play.spoken())
 
@@ -334,6 +391,7 @@ CHECKS = {
     "cuts": check_cuts,
     "ids": check_ids,
     "claims": check_claims,
+    "pronouns": check_pronouns,
 }
 
 

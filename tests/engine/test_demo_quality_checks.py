@@ -9,12 +9,14 @@ from tests.demo_quality import (
     capitals_mid_sentence,
     cut_mid_word,
     cut_short,
+    disagreeing_pronouns,
     id_like,
     ids_in,
     ids_of,
     known_names,
     outcome_problems,
     partial_claims,
+    personas_of,
     repeated_sentences,
     sentences,
     speech,
@@ -159,3 +161,35 @@ def test_negotiations_that_all_end_released_with_no_loop_trip_do_not_differ():
 def test_one_terminated_game_and_one_loop_trip_are_enough():
     assert outcome_problems([("released", 0), ("terminated", 0), ("released", 1)]) == []
     assert outcome_problems([("terminated", 0), ("stalled", 0)]) == []
+
+
+# -- pronouns -------------------------------------------------------------------------------
+PERSONAS = {"Ines Barros": "she/her", "Dev Lindqvist": "he/him", "Kit Moss": "they/them"}
+
+
+def test_a_pronoun_of_another_set_than_the_named_personas_card_disagrees():
+    assert disagreeing_pronouns("Ines would change his mind.", PERSONAS) == [
+        "“his” of Ines Barros (she/her): “Ines would change his mind.”"]
+    assert disagreeing_pronouns("Kit Moss says she is sure.", PERSONAS) != []
+
+
+def test_pronouns_that_agree_with_the_card_pass():
+    assert disagreeing_pronouns("Ines would change her mind. Dev keeps his view.",
+                                PERSONAS) == []
+
+
+def test_a_pronoun_speaks_of_the_persona_named_last_before_it():
+    assert disagreeing_pronouns("Ines answered Dev and changed his plan.", PERSONAS) == []
+    assert disagreeing_pronouns("Ines changed his mind when Dev said so.", PERSONAS) != []
+
+
+def test_a_pronoun_in_a_quotation_or_before_any_name_is_not_judged():
+    assert disagreeing_pronouns('Ines heard: "He quit over it."', PERSONAS) == []
+    assert disagreeing_pronouns("His numbers convinced Ines.", PERSONAS) == []
+
+
+def test_the_personas_of_a_state_are_the_named_entries_with_pronouns():
+    state = {"debate": {"agents": [{"contract": {"name": "Ines Barros",
+                                                 "pronouns": "she/her"}},
+                                   {"contract": {"name": "No Pronouns"}}]}}
+    assert personas_of(state) == {"Ines Barros": "she/her"}

@@ -23,9 +23,11 @@ from tests.demo_quality import (
     check_claims,
     check_cuts,
     check_ids,
+    check_pronouns,
     check_repeats,
     negotiation_outcome,
     outcome_problems,
+    personas_of,
 )
 from tests.offline_play import SEEDS, Play, play_all, scenarios
 
@@ -100,6 +102,13 @@ def test_no_sentence_is_cut_off_or_spliced(plays, kind):
 @pytest.mark.parametrize("kind", by_kind("ids"))
 def test_no_id_of_a_candidate_a_card_or_a_claim_is_spoken(plays, kind):
     assert_clean(plays, kind, check_ids)
+
+
+def test_no_pronoun_disagrees_with_the_card_of_the_persona_it_speaks_of(plays):
+    with_cards = [play for play in plays if personas_of(play.state)]
+    assert with_cards, "no session gives its personas pronouns: the check would be empty"
+    problems = [f"{play.name}: {p}" for play in with_cards for p in check_pronouns(play)]
+    assert not problems, "\n".join(problems[:12])
 
 
 @pytest.mark.parametrize("kind", [k for k in by_kind("claims") if k.values == ("debate",)])
