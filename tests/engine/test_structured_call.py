@@ -19,6 +19,7 @@ from roundtable_desktop.engine.structured_call import (
     REPAIR,
     StructuredResult,
     call_structured,
+    structured_request,
 )
 from roundtable_desktop.llm.errors import TransportError
 from tests.fakes.scripted_model import ScriptedClient
@@ -231,3 +232,14 @@ def test_a_long_reply_is_read_off_the_event_loop_too() -> None:
     result = call(session)
     assert result.value is not None and result.value.response == long_response
     assert len(client.requests) == 1
+
+
+def test_each_structured_request_carries_the_models_schema_as_its_own_copy():
+    plain = ChatRequest(model="m", messages=[ChatMessage(role="user", content="hi")])
+
+    first = structured_request(plain, Stance)
+    first.response_schema["properties"].clear()  # a caller spoiling its own copy
+    second = structured_request(plain, Stance)
+
+    assert second.response_schema == Stance.model_json_schema()
+    assert set(second.response_schema["properties"]) == {"stance", "confidence", "response"}
