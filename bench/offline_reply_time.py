@@ -5,7 +5,9 @@ human seats speak `resources/<kind>/scripts/<scenario>.txt` where there is one),
 offline client that times each `reply()` (reading the request and writing the answer:
 what the offline model adds to a turn; the engine's own turn cost is bench/turn_overhead.py).
 Prints, per kind, the number of replies and the median, p95 and max time of one reply,
-pooled over `--seeds`, and the whole run's wall time.
+pooled over `--seeds`; beside them the kind's whole wall time divided by its replies (the
+engine, the store and the model together: what a reply costs end to end at no delay);
+and the whole run's wall time.
 
 It runs against older code too (no seed, no scripts): so the same script measures the
 code before and after a change in the same minutes.
@@ -84,11 +86,13 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp, \
             SessionStore.open(Path(tmp) / "bench.sqlite3") as store:
-        print(f"{'kind':<12} {'replies':>7} {'median':>9} {'p95':>9} {'max':>9}")
+        print(f"{'kind':<12} {'replies':>7} {'median':>9} {'p95':>9} {'max':>9} "
+              f"{'per reply, all in':>18}")
         for spec in all_kinds():
             if args.kinds and spec.name not in args.kinds.split(","):
                 continue
             times: list[float] = []
+            kind_started = time.perf_counter()
             for scenario in spec.scenario_names():
                 for seed in range(args.seeds):
                     asyncio.run(_play(spec.name, scenario, seed, store, times))
@@ -98,7 +102,9 @@ def main() -> None:
             p95 = statistics.quantiles(times, n=20)[-1]
             print(f"{spec.name:<12} {len(times):>7} "
                   f"{statistics.median(times) * 1e3:>7.2f}ms {p95 * 1e3:>7.2f}ms "
-                  f"{max(times) * 1e3:>7.2f}ms", flush=True)
+                  f"{max(times) * 1e3:>7.2f}ms "
+                  f"{(time.perf_counter() - kind_started) / len(times) * 1e3:>16.2f}ms",
+                  flush=True)
     print(f"wall time {time.perf_counter() - started:.1f} s", file=sys.stderr)
 
 

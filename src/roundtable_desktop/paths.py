@@ -11,6 +11,7 @@ Must not create or read anything besides directories.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -33,6 +34,13 @@ def bundle_root() -> Path:
     frozen_dir = getattr(sys, "_MEIPASS", None)
     if getattr(sys, "frozen", False) and frozen_dir:
         return Path(frozen_dir)
+    return _checkout_root()
+
+
+@functools.cache
+def _checkout_root() -> Path:
+    # Resolved once: offline text banks ask for their folder on every reply, and
+    # resolving a path is a system call per component.
     return Path(__file__).resolve().parents[2]
 
 
