@@ -238,6 +238,31 @@ def test_a_long_status_text_ends_in_whole_words_and_shows_whole_as_tooltip(
     assert label.fontMetrics().horizontalAdvance(shown) <= label.contentsRect().width()
 
 
+@pytest.mark.parametrize("kind", kind_names())
+def test_the_progress_and_last_call_show_whole_or_give_their_place_up_on_a_laptop(
+    qtbot, make_window, kind
+):
+    window = _launch_on(qtbot, make_window, SCREENS["laptop"])
+    window.runner.start_new(kind)
+    wait_idle(qtbot, window)
+    status = window.status
+    status._render()  # as after any change of what the session reports
+
+    for label in (status.turn_label, status.last_call_label):
+        assert not label.isVisible() or label.shown_text() == label.full_text(), (
+            f"{label.objectName()} reads {label.shown_text()!r}")
+    assert status.phase_label.shown_text() == status.phase_label.full_text()
+
+
+def test_an_empty_status_text_takes_no_room_from_the_others(qtbot, make_window):
+    window = _launch_on(qtbot, make_window, SCREENS["laptop"])
+    status = window.status
+    status.last_call_label.set_full_text("")
+    status._render()
+
+    assert not status.last_call_label.isVisible()
+
+
 def test_eliding_keeps_whole_words_and_drops_a_dangling_dash():
     text = "Waiting for you — run Inés Varga's tools (Ctrl+T)"
 

@@ -117,6 +117,9 @@ class RehearsalPlayer:
                 return
             report.steps += 1
             if report.steps & (report.steps - 1) == 0 and self.shots is not None:
+                # The page of this step, not the last one: Chromium paints a new
+                # document a few frames after the step has finished.
+                await self._settle()
                 kept[report.steps] = self.window.grab().toImage()
         await self._settle()
         if not window.bridge.ended():

@@ -192,6 +192,7 @@ class SessionStatusBar(QStatusBar):
     def _render(self) -> None:
         self._render_phase()
         self._render_context()
+        self._fit()  # the progress's new text may no longer fit its share
 
     def _render_phase(self) -> None:
         self._also = ""
@@ -209,15 +210,25 @@ class SessionStatusBar(QStatusBar):
 
     def _fit(self) -> None:
         """What to do next is never cut: when its sentence needs the room, the last call
-        and then the progress give theirs up (both are in the docks too)."""
-        metrics = self.phase_label.fontMetrics()
-        need = metrics.horizontalAdvance(self.phase_label.full_text()) + 24
+        and then the progress give theirs up (both are in the docks too). Nor are the
+        others: one that is empty, or whose text its share would cut, gives its place
+        up, so the line shows whole texts or none."""
         room = self.width() - self.badge.sizeHint().width() - 32
         others = [self.last_call_label, self.turn_label]
-        shown = [] if self._compact else list(others)
-        # The line is shared by stretch: 4 parts for what to do next, 2 for each other.
-        while shown and need > room * 4 / (4 + 2 * len(shown)):
-            shown.pop(0)  # the last call first, then the progress
+        shown = [] if self._compact else [label for label in others if label.full_text()]
+
+        def cut(label: ElidedLabel, parts: int) -> bool:
+            # The line is shared by stretch: 4 parts for what to do next, 2 for each other.
+            need = label.fontMetrics().horizontalAdvance(label.full_text()) + 24
+            return need > room * parts / (4 + 2 * len(shown))
+
+        while shown:
+            if cut(self.phase_label, 4):
+                shown.pop(0)  # the last call first, then the progress
+            elif too_long := [label for label in shown if cut(label, 2)]:
+                shown.remove(too_long[0])
+            else:
+                break
         for label in others:
             label.setVisible(label in shown)
 
