@@ -107,6 +107,8 @@ class CandidatesDock(RoundtableDock):
         tree.blockSignals(False)
         tree.fit_columns()
         self.candidates_label.setText(candidates_heading(state, len(candidates)))
+        self.candidates_label.setToolTip(plain_tooltip(state.candidate_notice)
+                                         if state and state.candidate_notice else "")
 
     def _fill_suggestions(self, state: MeetingState | None) -> None:
         tree = self.suggestion_tree
@@ -231,14 +233,17 @@ class CandidateTreeView(QTreeWidget):
 
 def candidates_heading(state: MeetingState | None, count: int) -> str:
     """"Candidates (12) from YouTube for “query”": which source answered the last fetch,
-    and on a second line why it was not the one asked (YouTube failed: the mock catalog
-    answered)."""
+    and on a second line why it was not the one asked ("YouTube failed: ...": the mock
+    catalog answered)."""
     if state is None:
         return f"Candidates ({count})"
     name = state.candidate_source
     source = f" from {SOURCE_TITLES.get(name, name)}" if name else ""
     query = f" for “{state.candidate_query}”" if state.candidate_query else ""
-    notice = f"\n{state.candidate_notice}" if state.candidate_notice else ""
+    # The notice's first clause ("YouTube failed: the quota ... is used up"); the rest
+    # ("showing mock results", what to do) is the label's tooltip.
+    why = state.candidate_notice.split(";", 1)[0].strip().rstrip(".")
+    notice = f"\n{why}." if why else ""
     return f"Candidates ({count}){source}{query}{notice}"
 
 
