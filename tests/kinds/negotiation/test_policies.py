@@ -15,6 +15,9 @@ import pytest
 from roundtable_desktop.cli.main import main
 from roundtable_desktop.domain.events import PhaseChanged
 from roundtable_desktop.engine.base import Action
+from roundtable_desktop.engine.bus import EventBus
+from roundtable_desktop.engine.spec import SessionContext
+from roundtable_desktop.kinds.negotiation.kind import NEGOTIATION
 from roundtable_desktop.kinds.negotiation.requests import model_of_other_json
 from roundtable_desktop.kinds.negotiation.sequencer import (
     OBSERVER_OFF,
@@ -23,7 +26,9 @@ from roundtable_desktop.kinds.negotiation.sequencer import (
 )
 from roundtable_desktop.kinds.negotiation.settings import SettingRefused
 from roundtable_desktop.kinds.negotiation.state import SET_FLOW, SET_POLICIES, SET_VOICE
+from roundtable_desktop.llm.errors import TransportError
 from roundtable_desktop.store.database import SessionStore
+from tests.fakes.scripted_model import ScriptedClient
 
 
 def system_of(request) -> str:
@@ -228,3 +233,17 @@ def test_a_silent_side_is_not_read_and_nothing_waits(make_game):
     game.session.attach_voice(voice)
     game.do("take_turn")  # ALLY does not read aloud
     assert voice.readings == [] and game.state.turn_count == 1
+
+
+def test_with_the_planner_off_a_failed_draft_lets_the_turn_be_taken_again():
+    client = ScriptedClient(TransportError("down"), "We propose a two-week trial.")
+    ctx = SessionContext(client=client, model="m", provider="offline", bus=EventBus(),
+                         options={"observer": "off", "planner": "off"})
+    session = asyncio.run(NEGOTIATION.create(ctx, "default"))
+
+    assert asyncio.run(session.perform(Action(id="take_turn"))) is False
+    assert session.state.current is None
+    assert session.action_spec("take_turn").enabled
+    assert asyncio.run(session.perform(Action(id="take_turn"))) is True
+    assert session.state.turn_count == 1
+    assert [r.purpose for r in client.requests] == ["reply", "reply"]

@@ -5,14 +5,14 @@ An AI turn: MEMO_REFRESH (the memo, from the state) -> OBSERVE (the loop guards)
 (the observer's model of the last speaker: strict JSON, one repair, else the old model is
 kept with a warning) -> PLAN (4-6 options; rule-made ones when the reply is unreadable;
 forced diversity after a loop-guard trip) -> DRAFT (the reply call) -> SPEAK (sanitize,
-act and intent, relay into the other side's input, read aloud, held until read when the
-policy says so) -> SEND. The policies (state.Policies) switch the observer's MODEL call
-and the planner's PLAN call off, as the seed's useModeler / strategicPlanningEnabled do:
-the phase is passed with no call, and the draft goes without a MODEL_OF_OTHER update /
-a FOCUS_THIS_TURN directive (the append-only log, last
-acts, intents, KPIs, trait and influence points, then what the message asks of the
-adjudicator). A human turn skips PLAN, DRAFT and SPEAK. In confirm flow the turn pauses
-at PLAN and before SEND (kinds/negotiation/session.py offers the pick and the send).
+act and intent, relay into the other side's input, read aloud: held until read when the
+policy says so) -> SEND (the append-only log, last acts, intents, KPIs, trait and
+influence points, then what the message asks of the adjudicator). A human turn skips
+PLAN, DRAFT and SPEAK. In confirm flow the turn pauses at PLAN and before SEND
+(kinds/negotiation/session.py offers the pick and the send). The policies
+(state.Policies) switch the observer's MODEL call and the planner's PLAN call off, as
+the seed's useModeler / strategicPlanningEnabled do: the phase passes with no call, and
+the draft goes without a MODEL_OF_OTHER update / a FOCUS_THIS_TURN directive.
 Must not import Qt; the session class (negotiation.py) owns the actions.
 """
 
