@@ -15,6 +15,7 @@ from roundtable_desktop.cli.main import main
 from roundtable_desktop.engine.base import SEND, Action
 from roundtable_desktop.engine.headless import drive_headless
 from roundtable_desktop.kinds.roundtable.meeting import TranscriptKind
+from roundtable_desktop.kinds.roundtable.session import MAX_ISSUES_NOTED
 from roundtable_desktop.kinds.roundtable.tool_executor import MAX_CALLS_PER_REPLY
 from roundtable_desktop.store.database import SessionStore
 from tests.engine_fixtures import act
@@ -64,7 +65,10 @@ def test_the_next_context_lists_the_kept_refusals_and_counts_the_dropped_calls(
     act(meeting, "infer")
     act(meeting, "run_tools")
     shown = _refusals_shown(scripted.requests[1])
-    assert len(shown) == MAX_CALLS_PER_REPLY + 1
+    # The kept calls and the line counting the dropped ones; the parse issues noted and
+    # the line counting the others.
+    assert len(shown) == MAX_CALLS_PER_REPLY + 1 + MAX_ISSUES_NOTED + 1
+    assert any("1,240 more lines that could not be parsed" in line for line in shown)
     assert any(f"{DROPPED - 1:,} calls after it" in line for line in shown)
     assert len(scripted.requests[1].user_text()) < 2 * len(scripted.requests[0].user_text())
 

@@ -225,7 +225,8 @@ def test_settings_are_not_toolbar_actions_but_are_offered_to_the_docks(game):
                        "send"}
     docks = {s.id for s in game.session.edits()}
     assert {"set_traits", "set_seat", "set_flow", "set_sampling", "set_model", "set_voice",
-            "set_loop_guard", "set_guidance", "set_relay", "edit_relay", "edit_draft"} == docks
+            "set_loop_guard", "set_guidance", "set_relay", "edit_relay", "set_policies",
+            "edit_draft"} == docks
 
 
 def test_editing_a_draft_is_refused_when_none_waits(game):

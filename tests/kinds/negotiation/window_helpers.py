@@ -6,6 +6,8 @@ Not a test module: the test_window_*.py files import it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from roundtable_desktop.kinds.negotiation.state import NegotiationState
 from roundtable_desktop.ui.kinds.negotiation.beliefs_dock import NegotiationBeliefsDock
 from roundtable_desktop.ui.kinds.negotiation.conversation_dock import (
@@ -21,11 +23,16 @@ ROUNDTABLE_OWN = {"actorsDock", "candidatesDock", "whiteboardDock", "mcpDock", "
 
 
 class FakeSpeaker:
-    """A speech engine that records what it was asked to read (no audio)."""
+    """A speech engine that records what it was asked to read (no audio). A reading ends
+    at once, or, with `hold=True`, when the test calls `finish()`."""
 
-    def __init__(self, voices: tuple[str, ...] = ("Alto", "Basso")) -> None:
+    def __init__(self, voices: tuple[str, ...] = ("Alto", "Basso"), *,
+                 hold: bool = False) -> None:
         self._voices = list(voices)
+        self.hold = hold
         self.said: list[tuple[str, str | None]] = []
+        self.stopped = 0
+        self._reading: Callable[[], None] | None = None
 
     def unavailable(self) -> str:
         return ""
@@ -33,8 +40,24 @@ class FakeSpeaker:
     def voices(self) -> list[str]:
         return list(self._voices)
 
-    def say(self, text: str, voice: str | None) -> None:
+    def say(self, text: str, voice: str | None, finished: Callable[[], None]) -> None:
         self.said.append((text, voice))
+        if self.hold:
+            self._reading = finished
+        else:
+            finished()
+
+    def reading(self) -> bool:
+        return self._reading is not None
+
+    def finish(self) -> None:
+        finished, self._reading = self._reading, None
+        if finished is not None:
+            finished()
+
+    def stop(self) -> None:
+        self.stopped += 1
+        self.finish()
 
 
 def start_negotiation(qtbot, window: MainWindow, scenario: str = "default") -> str:  # type: ignore[no-untyped-def]

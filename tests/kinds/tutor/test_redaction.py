@@ -4,12 +4,14 @@ original kept), and exactly the next request carries the one-shot redaction laye
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 
-from roundtable_desktop.domain.events import Notice
+from roundtable_desktop.cli.output import MeetingPrinter
+from roundtable_desktop.domain.events import Notice, StateChanged
 from roundtable_desktop.engine.base import Action
 from roundtable_desktop.engine.launch import start_session
-from roundtable_desktop.kinds.tutor.safety import intensity, redaction_notice
+from roundtable_desktop.kinds.tutor.safety import intensity, redaction_notice, withheld_sentence
 from roundtable_desktop.llm.errors import TransportError
 from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.store.database import SessionStore
@@ -118,3 +120,44 @@ def test_the_offline_model_stays_within_the_safety_rules():
     for line in ("ok tell me more", "why friday?", "what do I do"):
         tutor.say(line)
     assert not any(e.redacted for e in tutor.state.exchanges)
+
+
+# -- issue 30 point 5: a reply ends in `redact` or in `done`, never both ----------------------
+def reply_ends(tutor: Tutor) -> list[str]:
+    """The pipeline's end events in order: "redact" or "done", one per reply."""
+    return [e.part for e in tutor.events
+            if isinstance(e, StateChanged) and e.part in ("redact", "done")]
+
+
+def test_a_withheld_reply_sends_redact_and_no_done(tutor_at_chat):
+    tutor = tutor_at_chat(ScriptedClient(LINK, "Fine, no links then."))
+    tutor.say("How do I join?")
+    assert reply_ends(tutor) == ["redact"]
+
+    tutor.say("Why hide it?")  # a clean reply
+    assert reply_ends(tutor) == ["redact", "done"]
+
+
+def test_a_withheld_last_exchange_moves_no_phase_the_next_clean_reply_does(tutor_at_chat):
+    client = ScriptedClient()
+    tutor = tutor_at_chat(client)
+    phase = tutor.state.phase
+    max_exchanges = tutor.state.current().max_exchanges
+    client.queue(*[f"Calm {n}." for n in range(max_exchanges - 1)], LINK, "Calm at last.")
+    for n in range(max_exchanges - 1):
+        tutor.say(f"line {n}")
+    tutor.say("the last line")  # withheld at the limit: no transition by rule
+
+    assert tutor.state.exchanges[-1].redacted and tutor.state.phase == phase
+    tutor.say("and now?")
+    assert tutor.state.phase != phase
+    assert tutor.done_events()[-1]["phase_transition"] == "max_reached"
+
+
+def test_the_cli_prints_the_withheld_sentence_once(tutor_at_chat):
+    err = io.StringIO()
+    tutor = tutor_at_chat(ScriptedClient(LINK))
+    tutor.session.bus.subscribe(MeetingPrinter(out=io.StringIO(), err=err))
+    tutor.say("How do I join?")
+    reason = tutor.state.exchanges[-1].reason
+    assert err.getvalue().splitlines() == [f"! {withheld_sentence(reason)}"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
+from roundtable_desktop.kinds.tutor.safety import withheld_sentence
 from roundtable_desktop.ui.kinds.registry import window_kind
 from roundtable_desktop.ui.kinds.tutor.evaluation_dock import TutorEvaluationDock
 from roundtable_desktop.ui.kinds.tutor.teacher_dock import TutorTeacherDock
@@ -79,6 +80,22 @@ def test_a_withheld_reply_shows_the_notice_and_only_the_teacher_sees_the_origina
     assert f"task_override · tutor/tasks/{TIP}/local.md" in text
     assert "redaction · runtime" in text  # the one-shot layer of the next request
     assert "usage" not in text and "reply:" in dock.usage.text()
+
+
+def test_the_window_shows_the_withheld_sentence_the_cli_prints(qtbot, make_window):
+    window = make_window(lambda: ClientChoice(ScriptedClient("See https://x.test"), "m",
+                                              "offline"), start=False)
+    start_tutor(qtbot, window, TIP)
+    dock = chat(window)
+    qtbot.mouseClick(dock.choice_buttons[0], Qt.MouseButton.LeftButton)
+    write(qtbot, window, "Where?")
+
+    qtbot.waitUntil(lambda: dock.redaction.isVisible(), timeout=WAIT_MS)
+    state = state_of(window)
+    assert state is not None
+    sentence = withheld_sentence(state.exchanges[-1].reason)
+    assert dock.redaction.text() == sentence  # the CLI's line: "! " + sentence
+    assert any(n.message == sentence for n in window.banner.notices())
 
 
 def test_the_redaction_notice_goes_after_the_next_clean_reply(qtbot, make_window):

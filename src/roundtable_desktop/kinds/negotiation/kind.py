@@ -4,8 +4,9 @@ summary.
 Scenarios are resources/negotiation/*.json (negotiation_scenario.py validates them); the
 prompt files are snapshotted into the state when a session is created. Options a
 launcher may pass: `flow` (manual / confirm / auto), `human` (a seat name made human),
-`seed`. The headless driver seats the scripted human (`--say`) before driving.
-Must not import Qt; only engine/registry.py imports this module.
+`seed`, and the policies `observer` / `planner` ("on" or "off": the command line's
+--observer / --planner). The headless driver seats the scripted human (`--say`) before
+driving. Must not import Qt; only engine/registry.py imports this module.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from roundtable_desktop.engine.base import Edit, SessionProtocol
 from roundtable_desktop.engine.headless import DriveResult, HumanLine, drive_headless
-from roundtable_desktop.engine.spec import KindSpec, Scenario, SessionContext
+from roundtable_desktop.engine.spec import KindOption, KindSpec, Scenario, SessionContext
 from roundtable_desktop.kinds.negotiation.offline import OFFLINE_POLICIES
 from roundtable_desktop.kinds.negotiation.requests import prompt_snapshot
 from roundtable_desktop.kinds.negotiation.scenario import (
@@ -59,6 +60,9 @@ async def _create(ctx: SessionContext, scenario: str) -> NegotiationSession:
     human = str(options.get("human") or "").upper()
     if human in SIDES:
         state.sides[human].human = True
+    for policy in POLICY_OPTIONS:
+        if options.get(policy.name) is not None:
+            setattr(state.policies, policy.name, options[policy.name] == ON)
     return NegotiationSession(state, client=ctx.client, bus=ctx.bus, parallel=ctx.parallel)
 
 
@@ -82,6 +86,17 @@ async def _drive(session: SessionProtocol, turns: int, lines: deque[HumanLine]) 
     return await drive_headless(session, turns, lines)
 
 
+ON, OFF = "on", "off"
+# The seed's useModeler and strategicPlanningEnabled, as run options (the window's
+# Sequencer dock switches them with the set_policies edit).
+POLICY_OPTIONS = (
+    KindOption("observer", "--observer", "the observer's MODEL call each turn: on (the "
+               "default) or off (MODEL_OF_OTHER is then never updated)", choices=(ON, OFF)),
+    KindOption("planner", "--planner", "the planner's PLAN call each AI turn: on (the "
+               "default) or off (the draft then has no FOCUS_THIS_TURN)", choices=(ON, OFF)),
+)
+
+
 NEGOTIATION = KindSpec(
     name="negotiation",
     title="Negotiation",
@@ -93,4 +108,5 @@ NEGOTIATION = KindSpec(
     summarize=stored_negotiation_summary,
     offline_policies=OFFLINE_POLICIES,
     drive=_drive,
+    cli_options=POLICY_OPTIONS,
 )

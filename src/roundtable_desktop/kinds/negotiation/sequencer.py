@@ -5,10 +5,14 @@ An AI turn: MEMO_REFRESH (the memo, from the state) -> OBSERVE (the loop guards)
 (the observer's model of the last speaker: strict JSON, one repair, else the old model is
 kept with a warning) -> PLAN (4-6 options; rule-made ones when the reply is unreadable;
 forced diversity after a loop-guard trip) -> DRAFT (the reply call) -> SPEAK (sanitize,
-act and intent, relay into the other side's input) -> SEND (the append-only log, last
-acts, intents, KPIs, trait and influence points, then what the message asks of the
-adjudicator). A human turn skips PLAN, DRAFT and SPEAK. In confirm flow the turn pauses
-at PLAN and before SEND (kinds/negotiation/session.py offers the pick and the send).
+act and intent, relay into the other side's input, read aloud: held until read when the
+policy says so) -> SEND (the append-only log, last acts, intents, KPIs, trait and
+influence points, then what the message asks of the adjudicator). A human turn skips
+PLAN, DRAFT and SPEAK. In confirm flow the turn pauses at PLAN and before SEND
+(kinds/negotiation/session.py offers the pick and the send). The policies
+(state.Policies) switch the observer's MODEL call and the planner's PLAN call off, as
+the seed's useModeler / strategicPlanningEnabled do: the phase passes with no call, and
+the draft goes without a MODEL_OF_OTHER update / a FOCUS_THIS_TURN directive.
 Must not import Qt; the session class (negotiation.py) owns the actions.
 """
 
@@ -51,6 +55,7 @@ from roundtable_desktop.kinds.negotiation.requests import (
     planner_request,
     refresh_memo,
 )
+from roundtable_desktop.kinds.negotiation.speech_hold import SPEECH_LIMIT_S, SpeechHold
 from roundtable_desktop.kinds.negotiation.state import (
     SIDES,
     Adjudication,
@@ -66,6 +71,10 @@ from roundtable_desktop.kinds.negotiation.text import extract_act_and_intent, sa
 
 OBSERVER = "OBSERVER"
 ADJUDICATOR = "ADJUDICATOR"
+# The details of the phases a policy leaves out, and of SPEAK while the line is read.
+OBSERVER_OFF = "skipped: the observer is off"
+PLANNER_OFF = "skipped: the planner is off"
+READING_ALOUD = "reading the line aloud"
 
 
 class TurnStopped(Exception):
@@ -80,6 +89,7 @@ class NegotiationSequencer(SessionProtocol):
     """The turn machinery of a negotiation session; `state` is set by the session."""
 
     state: NegotiationState
+    speech: SpeechHold  # set by the session
 
     def _label(self, side: str, what: str, turn: int) -> str:
         return f"{self.state.sides[side].name}: {what} (turn {turn})"
@@ -108,6 +118,9 @@ class NegotiationSequencer(SessionProtocol):
         s.current = cur
         if not await self._prelude(cur):
             return True
+        if not s.policies.planner:  # strategicPlanningEnabled off: no call, no focus
+            self._phase(cur, "PLAN", PLANNER_OFF)
+            return await self._draft(cur)
         self._phase(cur, "PLAN")
         cur.options = await self._plan(cur.side)
         s.log.append(self._entry(cur.turn, "PLANNER", "PLAN", "; ".join(
@@ -139,6 +152,9 @@ class NegotiationSequencer(SessionProtocol):
             s.current = None
             await self._adjudicate(STALLED)
             return False
+        if not s.policies.observer:  # useModeler off: MODEL_OF_OTHER stays as it is
+            self._phase(cur, "MODEL", OBSERVER_OFF)
+            return True
         self._phase(cur, "MODEL")
         await self._model(other_side(cur.side), cur.turn)
         return True
@@ -202,32 +218,60 @@ class NegotiationSequencer(SessionProtocol):
         if not 0 <= option < len(cur.options):
             raise ActionUnavailable(f"There is no option {option + 1}; choose 1 to "
                                     f"{len(cur.options)}.")
-        me = s.sides[cur.side]
-        cur.chosen, cur.focus, cur.draft_failed = option, focus_text(cur.options[option]), ""
+        cur.chosen, cur.focus = option, focus_text(cur.options[option])
         s.kpis.directive_history[cur.side].append(cur.focus)
+        return await self._draft(cur)
+
+    async def _draft(self, cur: TurnInProgress) -> bool:
+        """DRAFT (with the chosen option's focus, or none when the planner is off),
+        SPEAK, then SEND unless confirm flow waits for it."""
+        s = self.state
+        me = s.sides[cur.side]
+        cur.draft_failed = ""
         self._phase(cur, "DRAFT")
         request, layers = draft_request(s, cur.side, cur.focus, s.memo, s.prompts)
         outcome = await self.call_model(cur.side, request, layers=layers,
                                         label=self._label(cur.side, "draft", cur.turn))
         if outcome.status != CallStatus.OK:
             cur.draft_failed = outcome.error or outcome.status.value
-            self._phase(cur, "PLAN", "the draft failed: pick an option again")
+            if cur.options:
+                self._phase(cur, "PLAN", "the draft failed: pick an option again")
+            else:  # nothing to pick from: the turn starts again
+                s.current, s.phase = None, "IDLE"
+                self.emit(PhaseChanged(phase="IDLE", actor_id=cur.side,
+                                       detail="the draft failed: take the turn again"))
             return False
         self._phase(cur, "SPEAK")
         text = sanitize_reply(outcome.text, speaker_names=(me.name, cur.side))
         reading = extract_act_and_intent(text)
+        chosen = cur.options[cur.chosen] if cur.chosen is not None else None
         cur.draft = text
-        cur.act = reading.act if reading.explicit else cur.options[option].act
+        cur.act = reading.act if reading.explicit or chosen is None else chosen.act
         cur.intent = reading.intent if reading.explicit else ""
         me.last_text = text
         self.emit(StateChanged(part="draft", detail=cur.side))
         self._relay(cur.side, text)
         self.emit(StateChanged(part="speak", detail=cur.side))
+        await self._read_aloud(cur)
         if s.flow == "confirm":
             self.emit(PhaseChanged(phase="SPEAK", actor_id=cur.side,
                                    detail="waiting to send: edit the draft or send it"))
             return True
         return await self._send_turn(cur)
+
+    async def _read_aloud(self, cur: TurnInProgress) -> None:
+        """SPEAK's text-to-speech: the side's line read aloud when it reads aloud, the
+        sequencer held until it has been read when the policy says so."""
+        s = self.state
+        me = s.sides[cur.side]
+        if not me.speak or self.speech.out is None:
+            return
+        wait = s.policies.wait_for_speech
+        if wait:
+            self._phase(cur, "SPEAK", READING_ALOUD)
+        if not await self.speech.read(me.last_text, me.voice, wait=wait):
+            self.emit(Notice(message=f"{me.name}'s line was still being read aloud after "
+                                     f"{SPEECH_LIMIT_S:.0f} s; the turn goes on."))
 
     def _relay(self, side: str, text: str) -> None:
         for change in self._relayed(side, text):
@@ -306,7 +350,8 @@ class NegotiationSequencer(SessionProtocol):
     async def _adjudicate(self, trigger: str) -> bool:
         s = self.state
         last = s.messages()[-1]
-        if last.turn > 0 and s.sides[last.who].observed.turn < last.turn:
+        if (s.policies.observer and last.turn > 0
+                and s.sides[last.who].observed.turn < last.turn):
             # The last speaker's model is refreshed first: the final models are current.
             await self._model(last.who, last.turn)
         request, layers = adjudicate_request(s, trigger, s.prompts)

@@ -12,7 +12,10 @@ it into the other side's input; SEND logs it (negotiation_sequencer.py runs the 
 this module offers the actions). Flow modes: manual and auto run a whole
 turn per `take_turn` (auto through the shared Auto action, capped, stoppable); confirm
 stops at PLAN until an option is picked and before SEND with the draft editable.
-Adjudication (purpose `adjudicate`, with a rule fallback) ends the game.
+Adjudication (purpose `adjudicate`, with a rule fallback) ends the game. The policies
+(`set_policies`, and the run options --observer / --planner) switch the observer's and
+the planner's calls off; the window attaches a voice (`attach_voice`) that SPEAK reads
+through, holding the turn until the line is read when `wait_for_speech` is on.
 
 Settings (kinds/negotiation/settings.py) and the draft's text (`edit_draft`) are edits
 (`edit()`, not toolbar actions); settings are accepted at any time and change the very
@@ -56,6 +59,7 @@ from roundtable_desktop.kinds.negotiation.sequencer import (
     TurnStopped,
 )
 from roundtable_desktop.kinds.negotiation.settings import apply_setting, settings_specs
+from roundtable_desktop.kinds.negotiation.speech_hold import SpeechHold, VoiceOut
 from roundtable_desktop.kinds.negotiation.state import (
     ADJUDICATE,
     EDIT_DRAFT,
@@ -85,6 +89,7 @@ class NegotiationSession(NegotiationSequencer):
                  bus: EventBus | None = None, parallel: int = DEFAULT_PARALLEL) -> None:
         super().__init__(client=client, bus=bus, parallel=parallel)
         self.state = state
+        self.speech = SpeechHold()
 
     # -- persistence ---------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -110,6 +115,20 @@ class NegotiationSession(NegotiationSequencer):
     @property
     def ended(self) -> bool:
         return self.state.ended
+
+    def attach_voice(self, out: VoiceOut | None) -> None:
+        """Read lines aloud through `out` (the window's speech engine; None: nowhere)."""
+        self.speech.out = out
+
+    @property
+    def running(self) -> bool:
+        """A call, Auto, or a line being read aloud that the turn waits for."""
+        return super().running or self.speech.holding
+
+    def stop(self) -> None:
+        """Stop also cuts a line being read aloud short; the turn goes on to SEND."""
+        self.speech.release()
+        super().stop()
 
     # The session's default model and provider (a side's own model wins); the window sets
     # them when the user picks another provider.
@@ -263,15 +282,18 @@ class NegotiationSession(NegotiationSequencer):
         turn = s.turn_count + 1
         memo = refresh_memo(s)
         about = other_side(side)
-        obs, obs_layers = observer_request(s, about, s.prompts)
-        payloads = [chat_payload(OBSERVER, f"Observer: model of {about} (turn {turn})", obs,
-                                 obs_layers)]
+        payloads = []
+        if s.policies.observer:
+            obs, obs_layers = observer_request(s, about, s.prompts)
+            payloads.append(chat_payload(OBSERVER, f"Observer: model of {about} (turn {turn})",
+                                         obs, obs_layers))
         if not s.sides[side].human:
-            plan, plan_layers = planner_request(s, side, memo, s.prompts)
+            if s.policies.planner:
+                plan, plan_layers = planner_request(s, side, memo, s.prompts)
+                payloads.append(chat_payload(side, self._label(side, "planner", turn), plan,
+                                             plan_layers))
             draft, draft_layers = draft_request(s, side, "", memo, s.prompts)
-            payloads += [chat_payload(side, self._label(side, "planner", turn), plan,
-                                      plan_layers),
-                         chat_payload(side, self._label(side, "draft", turn), draft,
-                                      draft_layers)]
+            payloads.append(chat_payload(side, self._label(side, "draft", turn), draft,
+                                         draft_layers))
         return payloads
 

@@ -1,7 +1,8 @@
 """The negotiation's settings edits: self traits, seats, flow, sampling, model, voice,
-loop guard, guidance, relay. Each is an edit (SessionProtocol.edit: announced and
-checkpointed like an action) that changes the state at once (the very next request sees
-it) and says which part changed; none calls a model.
+loop guard, guidance, relay, policies (observer, planner, waiting for speech). Each is an
+edit (SessionProtocol.edit: announced and checkpointed like an action) that changes the
+state at once (the very next request sees it) and says which part changed; none calls a
+model.
 
 These are not on the toolbar (the beliefs dock, the phase strip and the seat controls
 make them); the session accepts them at any time, even while a turn runs
@@ -27,6 +28,7 @@ from roundtable_desktop.kinds.negotiation.state import (
     SET_GUIDANCE,
     SET_LOOP_GUARD,
     SET_MODEL,
+    SET_POLICIES,
     SET_RELAY,
     SET_SAMPLING,
     SET_SEAT,
@@ -36,6 +38,7 @@ from roundtable_desktop.kinds.negotiation.state import (
     LogEntry,
     LoopSettings,
     NegotiationState,
+    Policies,
     Sampling,
 )
 
@@ -43,7 +46,7 @@ LABELS = {
     SET_TRAITS: "Set self traits", SET_SEAT: "Human or AI seat", SET_FLOW: "Flow mode",
     SET_SAMPLING: "Sampling", SET_MODEL: "Model of a side", SET_VOICE: "Voice",
     SET_LOOP_GUARD: "Loop guard", SET_GUIDANCE: "Guidance", SET_RELAY: "Relay",
-    EDIT_RELAY: "Edit relay text",
+    EDIT_RELAY: "Edit relay text", SET_POLICIES: "Policies",
 }
 GUIDANCE_TARGETS = ("observer", "planner")
 
@@ -115,6 +118,14 @@ class RelayParams(_Params):
     """set_relay: whether a side's reply lands in the other side's relay box."""
 
     relay: bool
+
+
+class PoliciesParams(_Params):
+    """set_policies: some of observer, planner, wait_for_speech (each on or off)."""
+
+    observer: bool | None = None
+    planner: bool | None = None
+    wait_for_speech: bool | None = None
 
 
 class RelayTextParams(_SeatParams):
@@ -211,6 +222,14 @@ def apply_setting(state: NegotiationState, edit_id: str, params: Mapping[str, An
     if edit_id == SET_RELAY:
         state.relay = read_params(RelayParams, params, label).relay
         return Edited.part("relay")
+    if edit_id == SET_POLICIES:
+        given = read_params(PoliciesParams, params, label).model_dump(exclude_none=True)
+        if not given:
+            raise SettingRefused("Policies needs observer, planner or wait_for_speech "
+                                 "(true or false).")
+        state.policies = Policies.model_validate({**state.policies.model_dump(), **given})
+        return Edited.part("policies", ", ".join(
+            f"{name} {'on' if on else 'off'}" for name, on in given.items()))
     relay = read_params(RelayTextParams, params, label)  # EDIT_RELAY
     seat = _seat(edit_id, relay.seat)
     state.sides[seat].input_text = relay.text

@@ -31,8 +31,8 @@ from roundtable_desktop.kinds.negotiation.scenario import (
 __all__ = [
     "ACTS", "ALLY", "FLOW_MODES", "KEEPER", "OUTCOMES", "PHASES", "SIDES", "TRAITS",
     "Adjudication", "InfluencePoint", "Kpis", "LogEntry", "NegotiationState",
-    "ObserverModel", "PlanOption", "Sampling", "SideState", "TraitPoint", "TurnInProgress",
-    "other_side",
+    "ObserverModel", "PlanOption", "Policies", "Sampling", "SideState", "TraitPoint",
+    "TurnInProgress", "other_side",
 ]
 
 Side = Literal["ALLY", "KEEPER"]
@@ -76,9 +76,10 @@ SET_LOOP_GUARD = "set_loop_guard"
 SET_GUIDANCE = "set_guidance"
 SET_RELAY = "set_relay"
 EDIT_RELAY = "edit_relay"
+SET_POLICIES = "set_policies"
 SETTINGS_ACTIONS: tuple[str, ...] = (
     SET_TRAITS, SET_SEAT, SET_FLOW, SET_SAMPLING, SET_MODEL, SET_VOICE, SET_LOOP_GUARD,
-    SET_GUIDANCE, SET_RELAY, EDIT_RELAY,
+    SET_GUIDANCE, SET_RELAY, EDIT_RELAY, SET_POLICIES,
 )
 
 
@@ -195,6 +196,23 @@ class LogEntry(BaseModel):
     keeper_self: dict[str, float] = Field(default_factory=dict)
 
 
+class Policies(BaseModel):
+    """The seed's `policies` beside `relayMode` (NegotiationState.relay): `observer` is
+    `useModeler` (off: MODEL makes no observer call, so MODEL_OF_OTHER is not updated),
+    `planner` is `strategicPlanningEnabled` (off: PLAN makes no planner call, so the
+    draft goes without a FOCUS_THIS_TURN directive), and `wait_for_speech` holds the
+    sequencer at SPEAK until a side's line has been read aloud (the seed awaits
+    `speakTTS`; it applies only while that side reads aloud and the window can speak).
+    The seed's `autoConverse` is the flow mode `auto`; `useLLM` is the choice of model
+    (the offline one, or a human seat)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    observer: bool = True
+    planner: bool = True
+    wait_for_speech: bool = True
+
+
 class LoopSettings(BaseModel):
     """Loop guard settings: similarity threshold, window, trips before stalled."""
 
@@ -259,6 +277,7 @@ class NegotiationState(BaseModel):
     flow: FlowMode = "manual"
     current: TurnInProgress | None = None
     relay: bool = True
+    policies: Policies = Field(default_factory=Policies)
     observer_guidance: str = ""
     planner_guidance: str = ""
     loop: LoopSettings = Field(default_factory=LoopSettings)

@@ -4,7 +4,9 @@ One `<section>` per area, in the order of DESIGN.md section 4 (test_document_sec
 checks it). Only the current actor's
 prompt and notes are rendered; a collapsed fact shows its id and title but not its
 detail; every list says how many items it holds ("lists are authoritative"). The
-elements themselves come from kinds/roundtable/items.py.
+transcript section holds what was said and whose turn it was (`heard_lines`), not the
+tool calls: the state keeps those for the window and the exports. The elements
+themselves come from kinds/roundtable/items.py.
 The same builders serve the view (the whole tree) and the call path, which leaves out
 every run of list items, and every section that is a function of a few values, as a
 slot and splices in their cached texts (payload.py): what did not change since an
@@ -31,10 +33,12 @@ from roundtable_desktop.context.payload import (
     serialize_slotted,
 )
 from roundtable_desktop.context.sanitize import clean_text
+from roundtable_desktop.domain.tools import ToolResult
 from roundtable_desktop.domain.transcript import TranscriptKind
 from roundtable_desktop.kinds.roundtable.actors import Role
 from roundtable_desktop.kinds.roundtable.catalog import Candidate, Suggestion
 from roundtable_desktop.kinds.roundtable.items import (
+    UNPARSED,
     ToolLine,
     actor_section,
     bullet_list,
@@ -50,7 +54,7 @@ from roundtable_desktop.kinds.roundtable.items import (
     transcript_item,
     watch_history_section,
 )
-from roundtable_desktop.kinds.roundtable.meeting import MeetingState
+from roundtable_desktop.kinds.roundtable.meeting import MeetingState, TranscriptLine
 
 TRANSCRIPT_LIMIT = 30
 
@@ -96,8 +100,7 @@ def build_roundtable_document(
     el(sec, "p", _turn_line(state), class_="turn")
     append_items(sec, _markdown_items(protocol_text), slots)
 
-    refused = tuple(f"{result.call.render()}: {result.message}"
-                    for result in state.feedback.get(actor.id, []))
+    refused = tuple(_refusal(result) for result in state.feedback.get(actor.id, []))
     append_items(root, [(tools_section, (tuple(tool_lines), refused))], slots)
 
     sec = section(root, "whiteboard", "Whiteboard (shared, all actors see it)")
@@ -132,6 +135,14 @@ def build_roundtable_document(
 
     append_items(root, [(mcp_section, (state.mcp_status, tuple(state.mcp_tools)))], slots)
     return root
+
+
+def _refusal(result: ToolResult) -> str:
+    call = result.call
+    if call.form == UNPARSED:  # a line of the reply no call could be read from
+        return f"could not parse {call.raw!r}: {result.message}" if call.raw else \
+            result.message
+    return f"{call.render()}: {result.message}"
 
 
 def _turn_line(state: MeetingState) -> str:
@@ -242,23 +253,45 @@ def _candidates_text(candidates: list[Candidate], depth: int) -> tuple[str, byte
 
 _PREFIX = {
     TranscriptKind.SPOKEN: "{}: ",
-    TranscriptKind.TOOL: "{} ran ",
-    TranscriptKind.REFUSAL: "{} ",
     TranscriptKind.SYSTEM: "",
 }
+
+
+def heard_lines(lines: list[TranscriptLine]) -> list[TranscriptLine]:
+    """The transcript as the actors hear it (seed 001: the lines spoken with
+    addTranscript, and the turn changes that say who spoke when). Tool calls and their
+    results, parse reports and an actor's own call failures stay in the state (the
+    window's Transcript dock and the exports show them); the lists the tools changed are
+    what the next actor sees of them, and a refusal reaches its caller in the tools
+    section. A turn change is kept when someone spoke in that turn, or it is the latest;
+    a run of turns passed in silence is not news."""
+    heard: list[TranscriptLine] = []
+    pending: TranscriptLine | None = None  # the last turn change, until a line is spoken
+    for line in lines:
+        if line.kind == TranscriptKind.SPOKEN:
+            if pending is not None:
+                heard.append(pending)
+                pending = None
+            heard.append(line)
+        elif line.kind == TranscriptKind.SYSTEM and line.actor_id is None:
+            pending = line  # the meeting's own line: a turn change, or its end
+    if pending is not None:
+        heard.append(pending)
+    return heard
 
 
 def _transcript(root: etree._Element, state: MeetingState, names: dict[str, str],
                 slots: Slots | None) -> None:
     sec = section(root, "transcript", "Transcript")
-    lines = state.transcript
-    if not lines:
+    lines = heard_lines(state.transcript)
+    if not any(line.kind == TranscriptKind.SPOKEN for line in lines):
         el(sec, "p", "Nothing has been said yet.", class_="count")
         return
-    shown = lines[-TRANSCRIPT_LIMIT:]
-    omitted = len(lines) - len(shown)
+    omitted = max(0, len(lines) - TRANSCRIPT_LIMIT)
     note = f" (the {omitted} earlier lines are omitted)" if omitted else ""
-    el(sec, "p", f"{len(lines)} transcript lines{note}.", class_="count")
+    el(sec, "p", f"{len(lines)} transcript lines{note}: what was said, and whose turn it "
+        "was.", class_="count")
+    shown = lines[-TRANSCRIPT_LIMIT:]
     lst = el(sec, "ol", class_="transcript")
     append_items(lst, [
         (transcript_item,

@@ -27,6 +27,10 @@ _TOOL_RULES = (
 )
 
 
+# The form of a feedback entry that is a reply line no tool call could be read from.
+UNPARSED = "unparsed"
+
+
 @dataclass(frozen=True, slots=True)
 class ToolLine:
     """One tool as the context window documents it; `example` uses real ids."""

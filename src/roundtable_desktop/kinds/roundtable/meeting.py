@@ -60,6 +60,8 @@ class MeetingState(BaseModel):
     candidates: list[Candidate] = Field(default_factory=list)
     candidate_source: str = "mock"
     candidate_query: str = ""
+    # Why the list came from another source than asked (a YouTube failure), else "".
+    candidate_notice: str = ""
     ranked: list[str] = Field(default_factory=list)
     suggestions: list[Suggestion] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)

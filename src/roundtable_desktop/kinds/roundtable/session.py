@@ -59,7 +59,7 @@ from roundtable_desktop.kinds.roundtable.edit import (
     actor_edit_spec,
     apply_actor_edit,
 )
-from roundtable_desktop.kinds.roundtable.items import ToolLine
+from roundtable_desktop.kinds.roundtable.items import UNPARSED, ToolLine
 from roundtable_desktop.kinds.roundtable.mcp import attach_mcp, detach_mcp
 from roundtable_desktop.kinds.roundtable.meeting import (
     MeetingState,
@@ -352,6 +352,8 @@ class RoundtableSession(SessionProtocol):
         s.phase = TurnPhase.TOOLS_PENDING
         for issue in s.parse_issues:
             self._note_parse_issue(issue)
+        if s.parse_issues:
+            self.emit(StateChanged(part="feedback"))
         self._note_dropped(len(parsed.issues) - len(s.parse_issues), calls[MAX_CALLS_PER_REPLY:])
         if human:
             s.inferences_this_turn += 1
@@ -365,11 +367,16 @@ class RoundtableSession(SessionProtocol):
         self.emit(StateChanged(part="transcript"))
 
     def _note_parse_issue(self, issue: ParseIssue) -> None:
+        """In the transcript, and in the actor's feedback: its next context says so (the
+        transcript the actors are sent holds spoken lines only)."""
         s = self.state
         s.transcript.append(TranscriptLine(
             actor_id=s.actor.id, kind=TranscriptKind.REFUSAL, turn=s.turn,
             text=f"could not parse {issue.line[:200]!r}: {issue.reason}",
         ))
+        s.feedback.setdefault(s.actor.id, []).append(ToolResult(
+            call=ToolCall(name="", raw=issue.line[:200], form=UNPARSED),
+            status=ToolStatus.REFUSED, message=issue.reason))
 
     def _note_dropped(self, issues: int, calls: list[ToolCall]) -> None:
         """One transcript line for the parse issues not noted, and one for the calls past
@@ -380,6 +387,9 @@ class RoundtableSession(SessionProtocol):
                 actor_id=s.actor.id, kind=TranscriptKind.REFUSAL, turn=s.turn,
                 text=f"… and {issues:,} more lines that could not be parsed.",
             ))
+            s.feedback.setdefault(s.actor.id, []).append(ToolResult(
+                call=ToolCall(name="", form=UNPARSED), status=ToolStatus.REFUSED,
+                message=f"… and {issues:,} more lines that could not be parsed"))
         if not calls:
             return
         why = (f"not run, nor the {len(calls) - 1:,} calls after it: a reply may make at "

@@ -50,6 +50,7 @@ async def new_meeting_state(
     result = await source.search(None)
     state.candidates = result.candidates
     state.candidate_source = result.source
+    state.candidate_notice = result.notice
     state.transcript.append(TranscriptLine(actor_id=None, kind=TranscriptKind.SYSTEM, turn=1,
                                            text=f"Turn 1: {state.actor.name}."))
     return state

@@ -208,6 +208,7 @@ async def _fetch(run: _Run, spec: ToolSpec, call: ToolCall) -> ToolResult:
     state.candidates = list(found.candidates)
     state.candidate_source = found.source
     state.candidate_query = query
+    state.candidate_notice = found.notice
     changed = ["candidates", *(["ranked"] if _prune_ranked(state) else [])]
     message = f"fetched {len(found.candidates)} candidates{shown_query} from {found.source}"
     return _ok(call, message + notice, *changed)

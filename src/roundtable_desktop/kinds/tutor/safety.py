@@ -1,4 +1,5 @@
-"""The tutor's safety check on a finished trickster reply, and the redaction notice.
+"""The tutor's safety check on a finished trickster reply, the redaction notice the
+student sees instead, and the sentence saying a reply was withheld.
 
 The rules come from the cartridge: each content boundary's terms (case-insensitive
 substrings) and patterns (regular expressions), and the intensity ceiling, measured by
@@ -39,6 +40,12 @@ class SafetyVerdict(BaseModel):
 
 def redaction_notice(language: str) -> str:
     return NOTICE.get(language, NOTICE["en"])
+
+
+def withheld_sentence(reason: str) -> str:
+    """The one sentence the window (the chat dock, the notice) and the CLI (the notice
+    line) both show for a withheld reply."""
+    return f"A trickster reply was withheld by the safety check: {reason.rstrip('.')}."
 
 
 def intensity(text: str, language: str) -> int:

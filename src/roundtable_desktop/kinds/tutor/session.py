@@ -8,11 +8,13 @@ exchange record) and the next request carries the one-shot redaction layer. The
 transition tool maps a signal to the cartridge's transition; at `max_exchanges` the phase
 ends with `max_reached` by rule. In an end phase the debrief call runs and ends the task.
 
-Events mirror the reference pipeline: tokens are TokenReceived, a redaction is
-StateChanged(part="redact") plus a warning Notice, and "done" is StateChanged(part="done")
-whose detail is the JSON `{"phase_transition", "next_phase", "exchanges_count"}` (a
-dialogue reply) or `{"debrief_complete": true}`. The Teacher view's budget is the
-`set_budget` edit (kinds/tutor/edit.py). Must not import Qt.
+Events mirror the reference pipeline: tokens are TokenReceived, then a reply ends in
+exactly one of "redact" (StateChanged(part="redact") plus a warning Notice saying
+`withheld_sentence`; a withheld reply changes no phase) or "done"
+(StateChanged(part="done") whose detail is the JSON `{"phase_transition", "next_phase",
+"exchanges_count"}` for a dialogue reply, `{"debrief_complete": true}` for the debrief).
+The Teacher view's budget is the `set_budget` edit (kinds/tutor/edit.py). Must not
+import Qt.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from roundtable_desktop.kinds.tutor.safety import (
     redaction_notice,
     rule_violation,
     safety_request,
+    withheld_sentence,
 )
 from roundtable_desktop.kinds.tutor.state import (
     STUDENT,
@@ -263,20 +266,20 @@ class TutorSession(SessionProtocol):
         text_signal, text = signal_from_text(outcome.text)
         signal = signal or text_signal
         reason = await self._violation(text)
+        s.replies += 1
         if reason is not None:
+            # The reference pipeline yields `redact` OR `done`: a withheld reply ends
+            # nothing (no signal, no rule), and no `done` follows its `redact`.
             s.exchanges.append(Exchange(role=TRICKSTER, text=redaction_notice(s.cartridge.language),
                                         phase=s.phase, redacted=True, original=outcome.text,
                                         reason=reason))
             s.last_redaction_reason = reason
-            signal = None  # a withheld reply ends nothing
             self.emit(StateChanged(part="redact", detail=json.dumps(
                 {"reason": reason, "notice": s.exchanges[-1].text}, ensure_ascii=False)))
-            self.emit(Notice(level="warning", message=f"A trickster reply was withheld by "
-                                                      f"the safety check: {reason.rstrip('.')}."))
-        else:
-            s.exchanges.append(Exchange(role=TRICKSTER, text=text or "…", phase=s.phase))
-            self.emit(StateChanged(part="exchanges"))
-        s.replies += 1
+            self.emit(Notice(level="warning", message=withheld_sentence(reason)))
+            return
+        s.exchanges.append(Exchange(role=TRICKSTER, text=text or "…", phase=s.phase))
+        self.emit(StateChanged(part="exchanges"))
         count = s.exchange_count()
         by: Literal["tool", "rule"] = "tool"
         if signal is not None and not offered:

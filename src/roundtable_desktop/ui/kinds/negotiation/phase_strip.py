@@ -3,9 +3,10 @@ SPEAK -> SEND, one row per side, the live phase lit.
 
 Each phase is a chip with a short name (its full name and what it does in the tooltip):
 "live" (the side's turn is in it now: accent colour, bold), "done" (reached earlier in
-the side's last turn: filled, solid border), "skipped" (a human turn skips PLAN, DRAFT and SPEAK:
-greyed, struck out) or "waiting". The rows follow PhaseChanged events (the dock hands
-them over) and, when a session is shown, the state's turn in progress. Colours follow
+the side's last turn: filled, solid border), "skipped" (a human turn skips PLAN, DRAFT
+and SPEAK, and the policies may leave out MODEL and PLAN: greyed, struck out) or
+"waiting". The rows follow PhaseChanged events (the dock hands them over) and, when a
+session is shown, the state's turn in progress. Colours follow
 the theme (each chip's own stylesheet; never an application-wide one). Must hold no
 engine logic.
 """
@@ -72,6 +73,7 @@ class PhaseStrip(QWidget):
         self._reached: dict[str, list[str]] = {side: [] for side in SIDES}
         self._live: dict[str, str] = {side: "" for side in SIDES}
         self._human: dict[str, bool] = {side: False for side in SIDES}
+        self._off: set[str] = set()  # phases a policy leaves out (no observer, no planner)
         self._colors: ThemeColors = colors("light")
         self._paint()
 
@@ -81,6 +83,8 @@ class PhaseStrip(QWidget):
         return self._live[side]
 
     def chip_state(self, side: str, phase: str) -> str:
+        if phase in self._off:
+            return SKIPPED
         if phase == self._live[side]:
             return LIVE
         if self._human[side] and phase not in HUMAN_PHASES:
@@ -100,7 +104,12 @@ class PhaseStrip(QWidget):
         self._paint()
 
     def show_state(self, state: NegotiationState | None) -> None:
-        """Live phases from the state: its turn in progress, nobody else's."""
+        """Live phases from the state: its turn in progress, nobody else's; the phases
+        the policies leave out (MODEL without the observer, PLAN without the planner)."""
+        policies = state.policies if state is not None else None
+        self._off = {phase for phase, on in (
+            ("MODEL", policies.observer if policies else True),
+            ("PLAN", policies.planner if policies else True)) if not on}
         for side in SIDES:
             cur = state.current if state is not None else None
             if cur is not None and cur.side == side:

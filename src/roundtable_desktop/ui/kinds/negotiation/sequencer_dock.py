@@ -3,15 +3,17 @@ for the presenter, and each seat.
 
 Top to bottom: one sentence on what to do next (negotiation_next_step.py), large; the
 phase strip (negotiation_phase_strip.py, from PhaseChanged events); the flow mode
-(manual / confirm / auto: set_flow); the planner options and the draft when a confirm
+(manual / confirm / auto: set_flow); the policies (policy_row.py: observer, planner,
+wait for speech: set_policies); the planner options and the draft when a confirm
 turn waits (negotiation_turn_panel.py: pick_option with keys 1-6, edit_draft,
 send_draft); then tabs: each side's seat (negotiation_seat_panel.py: human seat, relay
 box and its Send, voice, sampling and model) and "Loop and guidance"
 (negotiation_guard_panel.py). A human seat's Send emits `submitted(text)` (the window
 performs `send`, as for every kind's human seat dock) and the toolbar's "Send as ..."
-comes to `send_from_toolbar()`. Replies are read aloud (negotiation_speech.py) when a
-side's "Read aloud" is on and a speech engine exists; otherwise the voice controls are
-disabled with the reason. Must hold no engine logic and never write the state.
+comes to `send_from_toolbar()`. Replies are read aloud (speech.py: the dock's reader is
+the live session's voice, which SPEAK reads through and, with "Wait for speech", waits
+for) when a side's "Read aloud" is on and a speech engine exists; otherwise the voice
+controls are disabled with the reason. Must hold no engine logic and never write the state.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from roundtable_desktop.domain.events import (
     PhaseChanged,
 )
 from roundtable_desktop.engine.base import SEND, Action, ActionSpec, Edit
+from roundtable_desktop.kinds.negotiation.session import NegotiationSession
 from roundtable_desktop.kinds.negotiation.state import (
     EDIT_DRAFT,
     FLOW_MODES,
@@ -50,6 +53,7 @@ from roundtable_desktop.ui.kinds.negotiation.dock_base import NegotiationDock
 from roundtable_desktop.ui.kinds.negotiation.guard_panel import GuardPanel
 from roundtable_desktop.ui.kinds.negotiation.next_step import next_sentence
 from roundtable_desktop.ui.kinds.negotiation.phase_strip import PhaseStrip
+from roundtable_desktop.ui.kinds.negotiation.policy_row import PolicyRow
 from roundtable_desktop.ui.kinds.negotiation.seat_panel import SeatPanel
 from roundtable_desktop.ui.kinds.negotiation.speech import QtSpeaker, Speaker, SpeechReader
 from roundtable_desktop.ui.kinds.negotiation.turn_panel import TurnPanel
@@ -101,6 +105,8 @@ class NegotiationSequencerDock(NegotiationDock):
             self.flow_buttons[mode] = button
         flow_row.addStretch(1)
         self.flow_group.idClicked.connect(self._on_flow_group_clicked)
+        self.policies = PolicyRow()
+        self.policies.edited.connect(self.edit_setting)
 
         self.turn = TurnPanel(self)
         self.turn.picked.connect(self._on_turn_picked)
@@ -129,6 +135,7 @@ class NegotiationSequencerDock(NegotiationDock):
         column.addWidget(self.status_label)
         column.addWidget(self.strip)
         column.addLayout(flow_row)
+        column.addWidget(self.policies)
         column.addWidget(self.turn)
         column.addWidget(self.tabs, 1)
         area = QScrollArea()
@@ -187,6 +194,9 @@ class NegotiationSequencerDock(NegotiationDock):
         self.flow_group.blockSignals(False)
         for button in self.flow_buttons.values():
             button.setEnabled(not blocked)
+        self.policies.show_state(state, blocked=blocked)
+        if isinstance(session, NegotiationSession) and not self.bridge.read_only:
+            session.attach_voice(self.reader)  # SPEAK reads through it, and may wait
         send_spec = next((s for s in specs if s.id == SEND_DRAFT), None)
         self.turn.show_state(state, blocked=blocked or ("A step is running." if running
                                                         else ""),
@@ -247,7 +257,6 @@ class NegotiationSequencerDock(NegotiationDock):
             cur = state.current if state is not None else None
             human = bool(cur.human) if cur is not None and cur.side == event.actor_id else False
             self.strip.enter(event.actor_id, event.phase, human=human)
-        self.reader.on_event(event, self.state())
         super().on_event(event)
 
     # -- slots --------------------------------------------------------------------------------

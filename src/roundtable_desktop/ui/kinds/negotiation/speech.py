@@ -1,23 +1,23 @@
 """Text-to-speech for the negotiation: a side's reply read aloud in the voice chosen for it.
 
 `Speaker` is what the window needs of a speech engine: why it cannot speak ("" when it
-can), its voice names, and `say(text, voice)`. `QtSpeaker` wraps QtTextToSpeech: the
-module is imported only here and only when asked (on a machine without its audio
-library the import itself fails), Qt's test engine ("mock") is never taken for a real
-one, and an engine in the Error state or with no voices cannot speak; each case gives
-the reason the window shows on the disabled controls. `SpeechReader` reads
-`sides[side].last_text` when the engine says StateChanged(part="speak", detail=side)
-and that side's `speak` is on, in its `voice`. Tests hand the dock a fake Speaker: no
-audio is ever played in tests. Must hold no engine logic.
+can), its voice names, `say(text, voice, finished)` (calls `finished()` once the text has
+been read) and `stop()`. `QtSpeaker` wraps QtTextToSpeech: the module is imported only
+here and only when asked (on a machine without its audio library the import itself
+fails), Qt's test engine ("mock") is never taken for a real one, and an engine in the
+Error state or with no voices cannot speak; each case gives the reason the window shows
+on the disabled controls. `SpeechReader` is the session's voice (the engine's
+`VoiceOut`, kinds/negotiation/speech_hold.py): the session calls `read_aloud` at SPEAK
+for a side whose `speak` is on, and waits on the future it returns when the policy
+`wait_for_speech` is on; cancelling the future (Stop) stops the reading. Tests hand the
+dock a fake Speaker: no audio is ever played in tests. Must hold no engine logic.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
-
-from roundtable_desktop.domain.events import StateChanged
-from roundtable_desktop.kinds.negotiation.state import NegotiationState
 
 TEST_ENGINE = "mock"  # Qt's own test engine: it speaks to nobody
 
@@ -29,7 +29,11 @@ class Speaker(Protocol):
 
     def voices(self) -> list[str]: ...
 
-    def say(self, text: str, voice: str | None) -> None: ...
+    def say(self, text: str, voice: str | None, finished: Callable[[], None]) -> None:
+        """Read `text` aloud; call `finished()` once it has been read or was stopped."""
+        ...
+
+    def stop(self) -> None: ...
 
 
 class QtSpeaker:
@@ -40,6 +44,8 @@ class QtSpeaker:
         self._tts: Any = None
         self._voices: dict[str, Any] = {}
         self._why = ""
+        self._finished: Callable[[], None] | None = None  # the reading under way
+        self._started = False  # the engine has begun speaking it
         try:
             from PySide6.QtTextToSpeech import QTextToSpeech
         except ImportError as exc:  # e.g. libpulse missing: Qt's speech module cannot load
@@ -63,6 +69,8 @@ class QtSpeaker:
             self._why = f"The speech engine {real[0]!r} offers no voices."
             return
         self._tts = tts
+        self._speaking_state = QTextToSpeech.State.Speaking
+        tts.stateChanged.connect(self._on_tts_state_changed)
 
     def unavailable(self) -> str:
         return self._why
@@ -70,31 +78,53 @@ class QtSpeaker:
     def voices(self) -> list[str]:
         return list(self._voices)
 
-    def say(self, text: str, voice: str | None) -> None:
+    def say(self, text: str, voice: str | None, finished: Callable[[], None]) -> None:
         if self._tts is None or not text.strip():
+            finished()
             return
+        self._finish()  # a new line cuts the one before short
         chosen = self._voices.get(voice or "")
         if chosen is not None:
             self._tts.setVoice(chosen)
+        self._finished, self._started = finished, False
         self._tts.say(text)
+
+    def stop(self) -> None:
+        if self._tts is not None:
+            self._tts.stop()
+        self._finish()
+
+    def _finish(self) -> None:
+        finished, self._finished = self._finished, None
+        if finished is not None:
+            finished()
+
+    def _on_tts_state_changed(self, state: object) -> None:
+        if state == self._speaking_state:
+            self._started = True
+        elif self._started:  # Ready, Paused or Error after speaking: the reading is over
+            self._finish()
 
 
 class SpeechReader:
-    """Reads a side's reply aloud when the engine says it was spoken (SPEAK)."""
+    """The session's voice: reads a side's line aloud with the window's speech engine."""
 
     def __init__(self, speaker: Speaker) -> None:
         self.speaker = speaker
-        self.spoken: list[tuple[str, str]] = []  # (side, text) read so far (the status)
+        self.spoken: list[tuple[str, str | None]] = []  # (text, voice) read so far
 
-    def on_event(self, event: object, state: NegotiationState | None) -> bool:
-        """Read aloud if `event` is a side's SPEAK and that side speaks; True if read."""
-        if state is None or not isinstance(event, StateChanged) or event.part != "speak":
-            return False
-        side = state.sides.get(event.detail)
-        if side is None or not side.speak or not side.last_text.strip():
-            return False
+    def read_aloud(self, text: str, voice: str | None) -> asyncio.Future[None]:
+        """Start reading `text`; the future is done once it has been read (at once when
+        nothing can speak here). Cancelling it stops the reading."""
+        read: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if self.speaker.unavailable():
-            return False
-        self.speaker.say(side.last_text, side.voice)
-        self.spoken.append((side.id, side.last_text))
-        return True
+            read.set_result(None)
+            return read
+        read.add_done_callback(self._on_read_done)
+        self.spoken.append((text, voice))
+        self.speaker.say(text, voice, lambda: None if read.done() else read.set_result(None))
+        return read
+
+    def _on_read_done(self, read: asyncio.Future[None]) -> None:
+        if read.cancelled():  # Stop: the reading is cut short
+            self.speaker.stop()

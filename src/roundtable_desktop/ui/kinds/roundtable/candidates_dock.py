@@ -32,6 +32,8 @@ from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
 from roundtable_desktop.ui.kinds.roundtable.dock_base import RoundtableDock
 
 _ID_ROLE = Qt.ItemDataRole.UserRole
+# How the heading names the source that answered (kinds/roundtable/sources/).
+SOURCE_TITLES = {"youtube": "YouTube", "mock": "the mock catalog", "mcp": "MCP"}
 _PARTS = frozenset({"candidates", "ranked", "suggestions", "actors", "ended"})
 TITLE = "Title"
 TITLE_SHARE = 0.45  # of the list's width, whatever the other columns would like
@@ -104,9 +106,9 @@ class CandidatesDock(RoundtableDock):
                 item.setSelected(True)
         tree.blockSignals(False)
         tree.fit_columns()
-        source = f" from {state.candidate_source}" if state and state.candidate_source else ""
-        query = f" for “{state.candidate_query}”" if state and state.candidate_query else ""
-        self.candidates_label.setText(f"Candidates ({len(candidates)}){source}{query}")
+        self.candidates_label.setText(candidates_heading(state, len(candidates)))
+        self.candidates_label.setToolTip(plain_tooltip(state.candidate_notice)
+                                         if state and state.candidate_notice else "")
 
     def _fill_suggestions(self, state: MeetingState | None) -> None:
         tree = self.suggestion_tree
@@ -227,6 +229,22 @@ class CandidateTreeView(QTreeWidget):
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self.fit_columns()  # zoom changes every column's text width
+
+
+def candidates_heading(state: MeetingState | None, count: int) -> str:
+    """"Candidates (12) from YouTube for “query”": which source answered the last fetch,
+    and on a second line why it was not the one asked ("YouTube failed: ...": the mock
+    catalog answered)."""
+    if state is None:
+        return f"Candidates ({count})"
+    name = state.candidate_source
+    source = f" from {SOURCE_TITLES.get(name, name)}" if name else ""
+    query = f" for “{state.candidate_query}”" if state.candidate_query else ""
+    # The notice's first clause ("YouTube failed: the quota ... is used up"); the rest
+    # ("showing mock results", what to do) is the label's tooltip.
+    why = state.candidate_notice.split(";", 1)[0].strip().rstrip(".")
+    notice = f"\n{why}." if why else ""
+    return f"Candidates ({count}){source}{query}{notice}"
 
 
 def _titled(label: QLabel, tree: CandidateTreeView) -> QWidget:

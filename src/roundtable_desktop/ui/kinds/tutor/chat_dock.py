@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from roundtable_desktop.domain.events import CallFinished, CallStarted
 from roundtable_desktop.engine.base import SEND, Action
 from roundtable_desktop.kinds.tutor.cartridge import FreeformPhase, StaticPhase
+from roundtable_desktop.kinds.tutor.safety import withheld_sentence
 from roundtable_desktop.kinds.tutor.state import STUDENT, TutorState
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
@@ -161,7 +162,8 @@ class TutorChatDock(TutorDock):
         self.strip.setText(phase_strip_text(state))
         self._fill_conversation(state, phase.content)
         last = next((e for e in reversed(state.exchanges) if e.role != STUDENT), None)
-        self.redaction.setText("The trickster's last reply was withheld by the safety check."
+        # The sentence the CLI prints too (the session's warning notice).
+        self.redaction.setText(withheld_sentence(last.reason)
                                if last is not None and last.redacted else "")
         self.redaction.setVisible(bool(self.redaction.text()))
         if not self._streaming:
