@@ -68,7 +68,9 @@ def script(scenario: str) -> list[HumanLine]:
 
 async def _play(scenario: str, seed: int, toolbox: McpToolbox) -> Run:
     bus = EventBus()
-    session = LegionSession(new_state(scenario, seed=seed),
+    state = new_state(scenario, seed=seed)
+    state.speed = 0.0  # the predicted order, without the wait
+    session = LegionSession(state,
                             client=OfflineClient(delay_s=0, seed=seed), bus=bus,
                             model="offline", provider="offline", scenario_tools=False)
     session.attach_mcp(toolbox)
