@@ -115,8 +115,8 @@ class LegionSession(SessionProtocol):
         chat_why = busy or (None if s.autochat_left > 0 and s.autochat_channel else
                             "No minion is waiting to answer another.")
         minions_channel = next((c for c in s.channels if c.type == ChannelType.MINIONS), None)
-        topic_why = busy or (None if minions_channel else "This scenario has no "
-                                                          "minions-only channel.")
+        topic_why = ended or (None if minions_channel else "This scenario has no "
+                                                           "minions-only channel.")
         return [
             ActionSpec(id=SEND, label=f"Send as {s.commander}", enabled=ended is None,
                        reason=ended or "", needs_text=True, shortcut="Ctrl+Return",
@@ -125,7 +125,7 @@ class LegionSession(SessionProtocol):
                        enabled=chat_why is None, reason=chat_why or "",
                        shortcut="Ctrl+Shift+Return"),
             ActionSpec(id=TOPIC, label="Give the minions a topic", enabled=topic_why is None,
-                       reason=topic_why or "", needs_text=True),
+                       reason=topic_why or "", needs_text=True, while_running=True),
             *self.common_specs(auto_why=ended or (
                 None if s.autochat_left > 0 else
                 f"Auto lets the minions answer each other; now it is {s.commander}'s turn.")),
