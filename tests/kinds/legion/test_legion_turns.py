@@ -433,3 +433,22 @@ def test_the_commander_writes_again_while_minions_think_and_both_are_answered():
     assert said == ["Alpha, Beta, Gamma: status?", "and one more thing"]
     beta = [d.about for d in session.state.diaries if d.minion == "Beta"]
     assert beta == [1, 2]  # Beta took the messages in order, one at a time
+
+
+def test_a_response_request_shows_the_minions_own_lines_from_other_channels_and_only_those():
+    client = ByMinionClient({"Alpha": [plan("SPEAK", 51)] * 2,
+                             "Beta": [plan("SPEAK", 51)], "Gamma": [plan("STAY_SILENT", 51)]})
+    session = session_for(client, autochat_rounds=0)
+    client.default = "Hello from my DM."
+    assert say(session, "hi")  # Alpha's DM: its first response shows no earlier lines
+    first = client.requests[-1].user_text()
+    assert "Your own earlier messages" not in first and first.endswith("Begin your message now.")
+    client.default = "Reporting in."
+    assert say(session, "Alpha, status please.", "war-room")
+    responses = [r for r in client.requests if r.purpose == "response"][1:]
+    alpha = next(r for r in responses if '"Alpha"' in r.messages[0].content).user_text()
+    beta = next(r for r in responses if '"Beta"' in r.messages[0].content).user_text()
+    assert ("Your own earlier messages that the history above does not show (other "
+            "channels, or further back); do not repeat them:\n---\n"
+            "[#commander-alpha] Hello from my DM.\n---\n\nBegin your message now.") in alpha
+    assert "Hello from my DM." not in beta and "Your own earlier messages" not in beta

@@ -4,7 +4,8 @@ what kind of message the last entry is (a question, an order, a file request, pr
 
 Both offline calls read the request they are given the way a model would: the perception
 call's user message (PREVIOUS STATE, CURRENT SITUATION, AVAILABLE MCP TOOLS) and the
-response call's (the plan, the `<tool_output>` block, the history). `classify` is a few
+response call's (the plan, the `<tool_output>` block, the history, its own earlier
+lines). `classify` is a few
 English heuristics, not linguistics: a message is read by its words, never echoed.
 Must not read application state or files: only the request's text.
 """
@@ -17,9 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roundtable_desktop.domain.calls import ChatRequest
+from roundtable_desktop.kinds.legion.prompts import EARLIER_HEADING
 from roundtable_desktop.kinds.legion.state import clamp_score
 
 COMMANDER, MINION, TOPIC = "COMMANDER", "MINION", "TOPIC"
+_EARLIER = re.compile(r"^\[#[^\]]*\] ?")
 _ENTRY = re.compile(r"^\[(COMMANDER|MINION|TOPIC)([^\]]*)\]: ?(.*)$")
 
 
@@ -49,6 +52,7 @@ class Seen:
     plan: str = ""  # response only
     tool_output: str | None = None  # response only: the <tool_output> block
     tool_arguments: dict[str, Any] = field(default_factory=dict)
+    earlier: list[str] = field(default_factory=list)  # response only: its own lines elsewhere
 
     @property
     def last(self) -> Entry | None:
@@ -59,8 +63,11 @@ class Seen:
         return next((e.speaker for e in self.entries if e.role == COMMANDER), "")
 
     def own_lines(self) -> list[str]:
-        """What this minion said in this channel, as far as the history reaches."""
-        return [e.text for e in self.entries if e.role == MINION and e.speaker == self.name]
+        """What this minion said in this session, as far as its request shows: its lines
+        in the history, and (a response request) its earlier ones the history does not
+        show."""
+        return [*self.earlier,
+                *(e.text for e in self.entries if e.role == MINION and e.speaker == self.name)]
 
 
 def _between(text: str, start: str, end: str) -> str:
@@ -132,6 +139,8 @@ def read_response(request: ChatRequest) -> Seen:
         user = user.partition("</tool_output>")[2]
     seen.history = _between(user, "\n---\n", "\n---\n")
     seen.entries, seen.tool_lines = _entries(seen.history)
+    earlier = _between(user, f"{EARLIER_HEADING}\n---\n", "\n---\n")
+    seen.earlier = [_EARLIER.sub("", line) for line in earlier.splitlines() if line.strip()]
     for line in seen.tool_lines:
         if call := re.match(r"\[TOOL CALL\][^\n]*?\((\{.*\})\)$", line):
             try:

@@ -26,6 +26,7 @@ from roundtable_desktop.engine.structured_call import call_structured
 from roundtable_desktop.kinds.legion.pacing import ReplyRound
 from roundtable_desktop.kinds.legion.prompts import (
     channel_history,
+    earlier_own_lines,
     perception_request,
     prompt_snapshot,
     response_request,
@@ -145,8 +146,9 @@ async def minion_turn(session: LegionSession, minion: Minion, channel: Channel,
         plan = plan.model_copy(update={
             "responsePlan": f"Answer {speaker} briefly and in character."})
     session.mark_typing(minion, channel)
-    request, layers = response_request(snapshot, session.model, minion, plan, lines,
-                                       tool_name, tool_output)
+    request, layers = response_request(
+        snapshot, session.model, minion, plan, lines, tool_name, tool_output,
+        earlier_own_lines(state, minion, channel, incoming.id))
     outcome = await session.call_model(minion.id, request, label=f"{minion.name} · response",
                                        layers=layers)
     text = outcome.text.strip()
