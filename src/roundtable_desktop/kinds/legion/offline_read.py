@@ -154,7 +154,7 @@ def read_response(request: ChatRequest) -> Seen:
 _INSULT = re.compile(r"\b(stupid|idiot|useless|hate you|dumb|shut up|terrible|awful|"
                      r"worthless|pathetic|incompetent|moron|lazy|disappointing)\b")
 _PRAISE = re.compile(r"\b(amazing|awesome|great job|great work|brilliant|love you|ily|"
-                     r"you're the best|fantastic|wonderful|incredible|good job|well done|"
+                     r"you're the best|fantastic|wonderful|incredible|good job|good work|nice job|well done|"
                      r"proud of|nice work|impressive|excellent|superb|nailed it)\b")
 _THANKS = re.compile(r"\b(thanks|thank you|thx|ty|cheers|appreciate it|much obliged)\b")
 _GREETING = re.compile(r"^(hi|hello|hey|hiya|howdy|greetings|yo|good (morning|evening|"
@@ -194,7 +194,7 @@ cut hold chase ring email brief organise organize coordinate fetch scan calculat
 divert raise lower lock load launch engage patch sort pull push double-check put increase
 reduce add remove drop warn tell ask inform note file print post publish dig track follow
 watch monitor prep polish finish wrap spin route lay reset restart reboot boost cool vent
-seal open list read show count tidy
+seal open list read show count tidy tone
 """.split())  # noqa: SIM905 (a word list reads better as text)
 _STATUS = re.compile(r"\b(status|progress|update|how('?s| is| are) (it|things|the|we|our)"
                      r"\b.*\b(going|coming|looking|doing)|where are we|are we (ready|on "
@@ -205,7 +205,8 @@ _ADVICE = re.compile(r"\b(should (we|i)|shall we|would you|is it (a )?(good|wise
                      r"do you agree|do we dare|worth it)\b")
 _HOW_MANY = re.compile(r"^how (many|much)\b")
 _WHEN = re.compile(r"^(when|how long|how soon|what time|by when)\b")
-_VOCATIVE = re.compile(r"^(?:(?:@?[A-Z][\w'-]*|team|everyone|all|folks|crew|people|guys|y'all)"
+_VOCATIVE = re.compile(r"^(?:(?:all hands|@?[A-Z][\w'-]*|team|everyone|all|folks|crew|people|"
+                       r"guys|y'all)"
                        r"(?:\s*,\s*|\s+and\s+|\s*:\s*|\s*,?\s*and\s+)?)+[,:]\s+")
 
 
@@ -290,10 +291,24 @@ def classify(text: str) -> Act:
         return Act("order", quote=_quote(body))
     if _GREETING.match(low):
         return Act("greeting")
-    return Act("statement")
+    if re.search(r"\bplease\b", low) and _STATUS.search(low):  # "Status reports, please."
+        return Act("question", asks="status")
+    return _asked_later(body) or Act("statement")
+
+
+def _asked_later(body: str) -> Act | None:
+    """What a later sentence asks, when the first only tells ("Your headline oversells
+    the story. Tone it down, please." is an order)."""
+    for part in re.split(r"(?<=[.!?])\s+", body.strip())[1:]:
+        act = classify(part)
+        if act.kind in ("order", "question", "files", "read"):
+            return act
+    return None
 
 
 def _asks(low: str, first: str) -> str:
+    if first in ("who", "whom", "whose"):  # "who can update the story?" asks for a who
+        return "who"
     if _ADVICE.search(low):
         return "advice"
     if _OPINION.search(low):

@@ -14,6 +14,7 @@ Must not call models, touch the state or import Qt.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -63,10 +64,8 @@ class ReplyRound:
                 return
             self._changed.clear()
             timeout = RECHECK_S if before else min(left, RECHECK_S)
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), timeout=timeout)
-            except TimeoutError:
-                pass
 
     def _key(self, minion: str) -> tuple[int, int]:
         return (self._predicted.get(minion) or 0, self._order.get(minion, 0))

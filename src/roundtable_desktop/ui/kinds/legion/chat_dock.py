@@ -5,8 +5,9 @@ a line for each minion at work there ("Alpha is typing…" once it has chosen to
 
 Enter (or Send) performs `send` to the selected channel through the window's session
 runner; `send` (and a topic) may run while minions think or their replies wait, so the
-Commander keeps writing. In the minions-only channel the line becomes the minions' topic. A silent minion posts
-nothing: its quiet line is in its diary (the Minion dock), never in the chat.
+Commander keeps writing. In the minions-only channel the line becomes the minions'
+topic. A silent minion posts nothing: its quiet line is in its diary (the Minion
+dock), never in the chat.
 A roomy dock (a desktop) lists the channels beside the messages; a small one (a laptop,
 presenter mode's tab group) lines them up in one row above the messages, every name
 whole (the selected one marked and scrolled into view; its members in its tooltip; a
