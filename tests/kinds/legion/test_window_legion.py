@@ -328,10 +328,10 @@ def test_the_minion_dock_says_who_decides_whether_a_minion_speaks(qtbot, make_wi
     window = make_window(start=False)
     start_legion(qtbot, window)
     panel = minion_dock(window)
-    assert panel.who_speaks.text() == "each minion's own plan"
+    assert panel.who_speaks.text() == "Each minion decides"
     window.runner.start_new("legion", "default", app_draws_speakers="on")  # the run option
     qtbot.waitUntil(lambda: state_of(window) is not None and state_of(window).app_draws_speakers,
                     timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: panel.who_speaks.text() == "the app draws who speaks",
+    qtbot.waitUntil(lambda: panel.who_speaks.text() == "The app draws",
                     timeout=WAIT_MS)
     assert "--app-draws-speakers on" in panel.who_speaks.toolTip()

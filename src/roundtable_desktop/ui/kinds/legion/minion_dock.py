@@ -303,7 +303,7 @@ def _breakable(mode: str) -> str:
 
 
 def _who_speaks_words(app_draws: bool) -> str:
-    return "the app draws who speaks" if app_draws else "each minion's own plan"
+    return "The app draws" if app_draws else "Each minion decides"
 
 
 def _speed_words(speed: float) -> str:
