@@ -154,7 +154,8 @@ def read_response(request: ChatRequest) -> Seen:
 _INSULT = re.compile(r"\b(stupid|idiot|useless|hate you|dumb|shut up|terrible|awful|"
                      r"worthless|pathetic|incompetent|moron|lazy|disappointing)\b")
 _PRAISE = re.compile(r"\b(amazing|awesome|great job|great work|brilliant|love you|ily|"
-                     r"you're the best|fantastic|wonderful|incredible|good job|good work|nice job|well done|"
+                     r"you're the best|fantastic|wonderful|incredible|good job|good work|nice job|"
+                     r"well done|"
                      r"proud of|nice work|impressive|excellent|superb|nailed it)\b")
 _THANKS = re.compile(r"\b(thanks|thank you|thx|ty|cheers|appreciate it|much obliged)\b")
 _GREETING = re.compile(r"^(hi|hello|hey|hiya|howdy|greetings|yo|good (morning|evening|"
