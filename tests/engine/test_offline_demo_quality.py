@@ -36,8 +36,6 @@ pytestmark = pytest.mark.slow
 # What the offline text of each kind fails today, by check. Remove an entry when the kind's
 # text is mended (its test then passes, and a strict xfail that passes fails).
 FAILS_TODAY: dict[tuple[str, str], str] = {
-    ("repeats", "legion"): "legion: minions close with the same stock sentence "
-                           "(\"I hope that helps!\", \"Try not to make it weird.\")",
 }
 
 

@@ -80,7 +80,10 @@ def plan(action: str = "SPEAK", score: int = 51, *, who: str = "Rowan",
 
 def session_for(client, scenario: str = "default", *, bus: EventBus | None = None,
                 **state_opts: Any) -> LegionSession:
+    """A session on `client` (no scenario tools); `state_opts` set state fields. Replies
+    keep their predicted order but wait no predicted time unless a test sets `speed`."""
     state = new_state(scenario)
+    state_opts.setdefault("speed", 0.0)
     for key, value in state_opts.items():
         setattr(state, key, value)
     return LegionSession(state, client=client, bus=bus or EventBus(), model="test-model",

@@ -133,3 +133,23 @@ def test_calls_that_stream_at_once_are_printed_whole_not_interleaved():
     text = out.getvalue()
     assert "A1 A2" in text and "B1 B2" in text and "C1 " in text
     assert text.index("Alpha") < text.index("A2") < text.index("Gamma") < text.index("Beta")
+
+
+def test_run_options_set_the_reply_speed_and_whether_the_app_draws_who_speaks(db, capsys):
+    from roundtable_desktop.store.database import SessionStore
+
+    code = main(["run", "--kind", "legion", "--offline", "--delay", "0", "--db", str(db),
+                 "--reply-speed", "0", "--app-draws-speakers", "on",
+                 "--say", "#war-room hello team!", "--turns", "1"])
+    assert code == 0
+    with SessionStore.open(db) as store:
+        record = store.get_session(store.list_sessions()[0].id)
+    assert record.state["legion"]["speed"] == 0
+    assert record.state["legion"]["app_draws_speakers"] is True
+
+
+def test_a_reply_speed_out_of_range_is_refused_in_one_sentence(db, capsys):
+    code = main(["run", "--kind", "legion", "--offline", "--db", str(db),
+                 "--reply-speed", "99", "--say", "hi", "--turns", "1"])
+    assert code != 0
+    assert "--reply-speed must be a factor from 0 to 10." in capsys.readouterr().err

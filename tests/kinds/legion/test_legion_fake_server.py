@@ -87,3 +87,31 @@ def test_a_group_of_three_answers_one_message_concurrently(fake_openai):
     assert fake_openai.stats()["max_in_flight"] == 3
     assert sorted(m.speaker for m in session.state.messages if m.role == "minion") == \
         ["Alpha", "Beta", "Gamma"]
+
+
+def test_in_a_group_run_every_plan_to_speak_is_followed(fake_openai):
+    """Five messages to the war room, three minions, fifteen plans that say SPEAK with a low
+    score (a draw would silence most): fifteen responses are asked for and posted."""
+    fake_openai.reset()
+    fake_openai.script([{"kind": "ok", "repeat": 3, "text": plan("SPEAK", 30, text="Answer.")},
+                        {"kind": "ok", "repeat": 3, "text": "On it."}] * 5)
+    lines = ["Status, anyone?", "Any news from the depot?", "Who has the logs?",
+             "Anything else to report?", "Good, carry on then."]
+
+    async def run():
+        client = _client(fake_openai)
+        session = session_for(client, autochat_rounds=0)
+        try:
+            for line in lines:
+                assert await session.perform(Action(id=SEND, text=line,
+                                                    params={"channel": "war-room"}))
+        finally:
+            await client.aclose()
+        return session
+
+    session = asyncio.run(run())
+    bodies = [r["body"] for r in fake_openai.requests()]
+    assert [_purpose(b) for b in bodies].count("perception") == 15
+    assert [_purpose(b) for b in bodies].count("response") == 15
+    assert sum(m.role == "minion" for m in session.state.messages) == 15
+    assert all(d.outcome == "spoke" and d.roll is None for d in session.state.diaries)

@@ -252,3 +252,25 @@ def test_an_order_for_another_minion_is_left_to_it():
                                seed=seed)
         assert reply["action"] == "SPEAK" and reply["responsePlan"].startswith(
             "Leave this one to Gamma")
+
+
+def _respond(text: str, earlier: list[str], seed: int, mode: str = "Neutral/Standard") -> str:
+    state = new_state("default")
+    snapshot = take_snapshot("legion", LAYER_NAMES)
+    plan = PerceptionPlan(action="SPEAK", selectedResponseMode=mode,
+                          responsePlan="Answer the Commander (in front of the group).")
+    request, _ = response_request(snapshot, "m", state.minion("alpha"), plan,
+                                  [f"[COMMANDER Rowan]: {text}"], None, None,
+                                  [f"[#commander-alpha] {line}" for line in earlier])
+    return legion_response(request, seed)
+
+
+@pytest.mark.parametrize("text", ["Thanks for your help today.", "How are you holding up?",
+                                  "What do you know about the supply depot?"])
+def test_a_minion_never_says_again_what_its_earlier_lines_elsewhere_hold(text):
+    for seed in range(8):
+        said: list[str] = []
+        for _ in range(4):  # four answers in a row, each seeing the ones before
+            reply = _respond(text, said, seed)
+            assert not set(sentences(reply)) & {s for line in said for s in sentences(line)}
+            said.append(reply)

@@ -22,6 +22,7 @@ from roundtable_desktop.kinds.legion.state import (
     clamp_score,
     mode_for,
 )
+from roundtable_desktop.kinds.legion.summary import legion_summary
 from roundtable_desktop.kinds.legion.turn import checked_mode, speaking_roll
 
 
@@ -118,3 +119,15 @@ def test_the_speaking_draw_is_the_same_for_the_same_seed_message_and_minion():
     assert first == again
     assert first != other_seed
     assert all(1 <= r <= 100 for r in first)
+
+
+def test_the_bundled_scenarios_say_the_app_draws_nothing_and_the_summary_says_who_decided():
+    for name in ("default", "newsroom", "starship"):
+        assert load_scenario(name).app_draws_speakers is False
+        state = new_state(name)
+        assert not state.app_draws_speakers
+        assert legion_summary(state).result.text.endswith(
+            "Unaddressed minions chose for themselves whether to speak.")
+    state.app_draws_speakers = True
+    assert legion_summary(state).result.text.endswith(
+        "The app drew which unaddressed minions spoke.")

@@ -72,14 +72,40 @@ def test_a_minion_addressed_by_name_speaks_even_when_it_plans_silence():
     assert "must speak" in " ".join(beta.notes)
 
 
-def test_an_unaddressed_minion_speaks_only_when_its_draw_is_within_its_score():
+def test_an_unaddressed_minion_that_plans_to_speak_speaks_whatever_a_draw_would_say():
+    """The seed's rule: the minion's own action decides; the app draws nothing."""
+    sent = "[COMMANDER Rowan]: status update, anyone?"
+    rolls = {m: speaking_roll(0, m, sent) for m in ("Alpha", "Beta", "Gamma")}
+    # Every score is below its draw: the app's dice would silence all three.
+    scores = {name: max(1, roll - 1) for name, roll in rolls.items()}
+    client = ByMinionClient({name: [plan("SPEAK", score)] for name, score in scores.items()})
+    session = session_for(client, autochat_rounds=0)
+    assert not session.state.app_draws_speakers
+    assert say(session, "status update, anyone?", "war-room")
+    assert {d.minion: d.outcome for d in session.state.diaries} == {
+        "Alpha": "spoke", "Beta": "spoke", "Gamma": "spoke"}
+    assert [r.purpose for r in client.requests].count("response") == 3
+    assert all(d.roll is None and d.chance == scores[d.minion] for d in session.state.diaries)
+
+
+def test_an_unaddressed_minion_that_plans_silence_stays_silent():
+    client = ByMinionClient({"Alpha": [plan("STAY_SILENT", 99)], "Beta": [plan("SPEAK", 2)],
+                             "Gamma": [plan("STAY_SILENT", 99)]})
+    session = session_for(client, autochat_rounds=0)
+    assert say(session, "status update, anyone?", "war-room")
+    assert [m.speaker for m in session.state.messages] == ["Rowan", "Beta"]
+    alpha = next(d for d in session.state.diaries if d.minion == "Alpha")
+    assert alpha.quiet_line() == "Alpha chose to stay silent (a chance of 99 to speak)."
+
+
+def test_when_the_app_draws_who_speaks_a_draw_above_the_score_silences_a_plan_to_speak():
     sent = "[COMMANDER Rowan]: status update, anyone?"  # the history each minion is sent
     rolls = {m.lower(): speaking_roll(0, m, sent) for m in ("Alpha", "Beta", "Gamma")}
     # Alpha's new score equals its draw (speaks); Beta's is one below (silent unless 1).
     scores = {"Alpha": rolls["alpha"], "Beta": max(1, rolls["beta"] - 1),
               "Gamma": rolls["gamma"]}
     client = ByMinionClient({name: [plan("SPEAK", score)] for name, score in scores.items()})
-    session = session_for(client, autochat_rounds=0)
+    session = session_for(client, autochat_rounds=0, app_draws_speakers=True)
     assert say(session, "status update, anyone?", "war-room")
     outcome = {d.minion: d.outcome for d in session.state.diaries}
     assert outcome["Alpha"] == "spoke" and outcome["Gamma"] == "spoke"
@@ -91,7 +117,7 @@ def test_an_unaddressed_minion_speaks_only_when_its_draw_is_within_its_score():
 def test_a_replay_of_the_same_session_draws_the_same():
     def run() -> list[tuple[str, str, int | None]]:
         client = ByMinionClient({n: [plan("SPEAK", 50)] for n in ("Alpha", "Beta", "Gamma")})
-        session = session_for(client, autochat_rounds=0)
+        session = session_for(client, autochat_rounds=0, app_draws_speakers=True)
         say(session, "who is around?", "war-room")
         return [(d.minion, d.outcome, d.roll) for d in session.state.diaries]
 
@@ -107,7 +133,7 @@ def test_staying_silent_posts_nothing_and_keeps_a_quiet_line():
     assert say(session, "anyone?", "war-room")
     assert [m.role for m in session.state.messages] == ["commander"]
     lines = [d.quiet_line() for d in session.state.diaries]
-    assert all("stayed silent" in line for line in lines) and len(lines) == 3
+    assert all("chose to stay silent" in line for line in lines) and len(lines) == 3
     assert {r.purpose for r in client.requests} == {"perception"}
 
 
@@ -407,3 +433,22 @@ def test_the_commander_writes_again_while_minions_think_and_both_are_answered():
     assert said == ["Alpha, Beta, Gamma: status?", "and one more thing"]
     beta = [d.about for d in session.state.diaries if d.minion == "Beta"]
     assert beta == [1, 2]  # Beta took the messages in order, one at a time
+
+
+def test_a_response_request_shows_the_minions_own_lines_from_other_channels_and_only_those():
+    client = ByMinionClient({"Alpha": [plan("SPEAK", 51)] * 2,
+                             "Beta": [plan("SPEAK", 51)], "Gamma": [plan("STAY_SILENT", 51)]})
+    session = session_for(client, autochat_rounds=0)
+    client.default = "Hello from my DM."
+    assert say(session, "hi")  # Alpha's DM: its first response shows no earlier lines
+    first = client.requests[-1].user_text()
+    assert "Your own earlier messages" not in first and first.endswith("Begin your message now.")
+    client.default = "Reporting in."
+    assert say(session, "Alpha, status please.", "war-room")
+    responses = [r for r in client.requests if r.purpose == "response"][1:]
+    alpha = next(r for r in responses if '"Alpha"' in r.messages[0].content).user_text()
+    beta = next(r for r in responses if '"Beta"' in r.messages[0].content).user_text()
+    assert ("Your own earlier messages that the history above does not show (other "
+            "channels, or further back); do not repeat them:\n---\n"
+            "[#commander-alpha] Hello from my DM.\n---\n\nBegin your message now.") in alpha
+    assert "Hello from my DM." not in beta and "Your own earlier messages" not in beta

@@ -295,3 +295,43 @@ def test_the_toolbars_send_sends_what_is_written_in_the_chat_to_its_channel(qtbo
     wait_idle(qtbot, window)
     assert state.channel_messages("commander-gamma")[0].text == "hello there"
     assert dock.editor.text() == ""
+
+
+def test_a_minion_whose_reply_waits_its_predicted_time_shows_typing_and_the_commander_writes_on(
+        qtbot, make_window):
+    window = make_window(start=False)
+    start_legion(qtbot, window)
+    state = state_of(window)
+    dock, panel = chat(window), minion_dock(window)
+    panel.speed.setValue(panel.speed.maximum())  # ten times the predicted time: it waits
+    qtbot.waitUntil(lambda: state.speed == 10, timeout=WAIT_MS)
+    dock.select_channel("commander-alpha")
+    qtbot.waitUntil(dock.can_send, timeout=WAIT_MS)
+    dock.editor.setText("hi")
+    qtbot.keyClick(dock.editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dock.thinking.text() == "Alpha is typing…", timeout=WAIT_MS)
+
+    assert dock.thinking.isVisible() and dock.editor.isEnabled() and dock.can_send()
+    dock.editor.setText("still there?")
+    qtbot.keyClick(dock.editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: [m.text for m in state.messages if m.role == "commander"] ==
+                    ["hi", "still there?"], timeout=WAIT_MS)
+    assert not any(m.role == "minion" for m in state.messages)  # Alpha's reply still waits
+    panel.speed.setValue(0)  # the slider acts on replies already waiting
+    qtbot.waitUntil(lambda: sum(m.role == "minion" for m in state.messages) == 2,
+                    timeout=WAIT_MS * 3)
+    wait_idle(qtbot, window)
+    assert dock.thinking.text() == "" and not dock.thinking.isVisible()
+
+
+def test_the_minion_dock_says_who_decides_whether_a_minion_speaks(qtbot, make_window):
+    window = make_window(start=False)
+    start_legion(qtbot, window)
+    panel = minion_dock(window)
+    assert panel.who_speaks.text() == "Each minion decides"
+    window.runner.start_new("legion", "default", app_draws_speakers="on")  # the run option
+    qtbot.waitUntil(lambda: state_of(window) is not None and state_of(window).app_draws_speakers,
+                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: panel.who_speaks.text() == "The app draws",
+                    timeout=WAIT_MS)
+    assert "--app-draws-speakers on" in panel.who_speaks.toolTip()

@@ -6,7 +6,11 @@ from __future__ import annotations
 from roundtable_desktop.kinds.legion.scenario import new_state
 from roundtable_desktop.kinds.legion.state import Diary, PerceptionPlan, ToolStep
 from roundtable_desktop.ui.kinds.legion.diary import diary_text
-from roundtable_desktop.ui.kinds.legion.next_step import next_sentence, thinking_sentence
+from roundtable_desktop.ui.kinds.legion.next_step import (
+    at_work_lines,
+    next_sentence,
+    thinking_sentence,
+)
 
 
 def test_with_nothing_going_on_the_commander_is_told_to_write():
@@ -67,3 +71,15 @@ def test_a_diary_shows_the_plan_the_tool_and_the_quiet_line():
     assert '[TOOL CALL] file_system.list_files({"path": "components/"})' in text
     assert '"perceptionAnalysis": "A file question."' in text
     assert "Beta stayed silent (drew 71 against a chance of 40)." in diary_text(silent)
+
+
+def test_a_diary_says_a_minion_chose_to_speak_with_its_chance_when_nothing_was_drawn():
+    spoke = Diary(minion="Beta", channel="war-room", about=1, outcome="spoke", chance=40)
+    assert "Chose to speak (a chance of 40 to speak)." in diary_text(spoke)
+
+
+def test_each_minion_at_work_in_the_channel_has_its_own_line_typing_first():
+    thinking = {("Alpha", "war-room"), ("Beta", "war-room"), ("Gamma", "commander-gamma")}
+    typing = {("Beta", "war-room")}
+    assert at_work_lines(thinking, typing, "war-room") == "Beta is typing…\nAlpha is thinking…"
+    assert at_work_lines(thinking, typing, "minions-only") == ""

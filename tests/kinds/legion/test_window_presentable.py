@@ -16,7 +16,14 @@ from roundtable_desktop.ui.kinds.legion.chat_dock import MESSAGE_LINES
 from roundtable_desktop.ui.kinds.legion.opinions_dock import short_mode
 from roundtable_desktop.ui.window.main_window import MainWindow
 from tests.fakes.window_harness import WAIT_MS, wait_idle
-from tests.kinds.legion.window_helpers import chat, opinions, start_legion, state_of, write
+from tests.kinds.legion.window_helpers import (
+    chat,
+    minion_dock,
+    opinions,
+    start_legion,
+    state_of,
+    write,
+)
 
 pytestmark = pytest.mark.qt
 
@@ -190,3 +197,29 @@ def test_in_presenter_mode_the_chat_keeps_its_lines_and_the_line_to_write_in(qtb
             item = dock.channels.item(row)
             assert dock.channels.visualItemRect(item).width() >= \
                 metrics.horizontalAdvance(item.text())
+
+
+def test_in_presenter_mode_three_minions_at_work_leave_the_chat_its_lines(qtbot, make_window):
+    window = make_window(start=False)
+    window.set_presenter_mode(True)
+    start_legion(qtbot, window)
+    dock = chat(window)
+    dock.raise_()
+    state = state_of(window)
+    panel = minion_dock(window)
+    panel.speed.setValue(panel.speed.maximum())  # ten times the predicted time: they wait
+    qtbot.waitUntil(lambda: state.speed == 10, timeout=WAIT_MS)
+    dock.select_channel("war-room")
+    qtbot.waitUntil(dock.can_send, timeout=WAIT_MS)
+    dock.editor.setText("Alpha, Beta, Gamma: status please.")
+    qtbot.keyClick(dock.editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dock.thinking.text().count("is typing…") == 3, timeout=WAIT_MS)
+
+    qtbot.waitUntil(lambda: fully_shown(dock.editor) and fully_shown(dock.thinking),
+                    timeout=WAIT_MS)
+    lines = dock.messages.fontMetrics().lineSpacing()
+    assert dock.messages.height() >= MESSAGE_LINES * lines
+    minion_dock(window).speed.setValue(0)  # the replies waiting post now
+    qtbot.waitUntil(lambda: sum(m.role == "minion" for m in state.messages) >= 3,
+                    timeout=WAIT_MS * 3)
+    wait_idle(qtbot, window)

@@ -2,9 +2,11 @@
 
 Scenarios are resources/legion/*.json (legion_scenario.py). Session options (the
 window's settings or `run` flags, through SessionContext.options): `speed` (the factor
-on predicted response times; 0, the default, posts at once), `autochat_rounds`,
-`max_tool_steps`, `seed`, `scenario_tools` (start the scenario's own MCP servers;
-default on) and `tool_timeout_s`. Unknown options are ignored: other kinds have theirs.
+on predicted response times, `--reply-speed`; state.DEFAULT_SPEED unless set; 0 posts
+as soon as the earlier-predicted replies have), `app_draws_speakers`
+(`--app-draws-speakers on|off`; the scenario says, off in the bundled ones),
+`autochat_rounds`, `max_tool_steps`, `seed`, `scenario_tools` (start the scenario's own
+MCP servers; default on) and `tool_timeout_s`. Unknown options are ignored: other kinds have theirs.
 Must not import Qt; only engine/registry.py imports this module.
 """
 
@@ -12,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from roundtable_desktop.engine.spec import KindSpec, Scenario, SessionContext
+from roundtable_desktop.engine.spec import KindOption, KindSpec, Scenario, SessionContext
+from roundtable_desktop.kinds.legion.edit import MAX_SPEED
 from roundtable_desktop.kinds.legion.offline import legion_perception, legion_response
 from roundtable_desktop.kinds.legion.scenario import (
     ScenarioError,
@@ -22,7 +25,7 @@ from roundtable_desktop.kinds.legion.scenario import (
 )
 from roundtable_desktop.kinds.legion.serve_command import SERVE_FILES
 from roundtable_desktop.kinds.legion.session import TOOL_TIMEOUT_S, LegionSession
-from roundtable_desktop.kinds.legion.state import LegionState
+from roundtable_desktop.kinds.legion.state import DEFAULT_SPEED, LegionState
 from roundtable_desktop.kinds.legion.summary import stored_legion_summary
 
 
@@ -49,11 +52,21 @@ def _session(ctx: SessionContext, state: LegionState, model: str,
 
 def _apply_options(state: LegionState, options: dict[str, Any]) -> None:
     if "speed" in options:
-        state.speed = max(0.0, min(float(options["speed"]), 10.0))
+        state.speed = max(0.0, min(float(options["speed"]), MAX_SPEED))
+    if "app_draws_speakers" in options:
+        given = options["app_draws_speakers"]
+        state.app_draws_speakers = given in ("on", "yes", "true") if isinstance(given, str) \
+            else bool(given)
     if "autochat_rounds" in options:
         state.autochat_rounds = max(0, min(int(options["autochat_rounds"]), 20))
     if "max_tool_steps" in options:
         state.max_tool_steps = max(0, min(int(options["max_tool_steps"]), 10))
+
+
+def _speed_refusal(value: float) -> str | None:
+    if value == value and 0 <= value <= MAX_SPEED:  # NaN fails the first test
+        return None
+    return f"--reply-speed must be a factor from 0 to {MAX_SPEED:g}."
 
 
 async def _create(ctx: SessionContext, scenario: str) -> LegionSession:
@@ -79,5 +92,13 @@ LEGION = KindSpec(
     restore=_restore,
     summarize=stored_legion_summary,
     offline_policies={"perception": legion_perception, "response": legion_response},
+    cli_options=(
+        KindOption("speed", "--reply-speed", "how long a reply waits, as a factor of "
+                   f"the time its minion predicted (0 to {MAX_SPEED:g}; default "
+                   f"{DEFAULT_SPEED:g})", type=float, metavar="FACTOR", check=_speed_refusal),
+        KindOption("app_draws_speakers", "--app-draws-speakers", "on, the app draws "
+                   "which unaddressed minions speak, over their own plans (default: the "
+                   "scenario's, off in the bundled ones)", choices=("on", "off")),
+    ),
     commands=(SERVE_FILES,),
 )

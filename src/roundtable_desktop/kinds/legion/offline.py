@@ -6,8 +6,11 @@ The response reads the plan (its mode, where it speaks), the tool output and the
 and answers the kind of message it got: a question with an answer, an order with what
 will be done, a file request with the files the tool returned, praise with thanks, small
 talk with small talk, a colleague's words with a colleague's reply. It never says a
-sentence it can see it has said already, and it prefers the variants of the kind of
-channel it speaks in, so what it said in a channel it cannot see is unlikely to come back.
+sentence it has said already in this session: its request shows its lines in the
+channel's history and its own earlier ones elsewhere (prompts.earlier_own_lines), and
+when every variant for the situation is spent it says a plain line it has not said
+(SPENT_KEYS) before it would repeat one. It prefers the variants of the kind of channel
+it speaks in.
 Deterministic per seed and request. Must not read application state: only the request.
 """
 
@@ -44,6 +47,8 @@ from roundtable_desktop.kinds.legion.offline_read import (
 )
 
 __all__ = ["legion_perception", "legion_response"]
+# Plain lines that fit after anything, tried when every line of the situation is spent.
+SPENT_KEYS = ("statement", "peer_chat")
 
 
 def legion_response(request: ChatRequest, seed: int) -> str:
@@ -60,7 +65,8 @@ def legion_response(request: ChatRequest, seed: int) -> str:
     keys = _keys(seen, bank, last, slots, seed, salt)
     message = None
     lane = _lane(seen)
-    for key in keys:
+    # Spent, it says something plain it has not said yet before it would repeat itself.
+    for key in [*keys, *(k for k in SPENT_KEYS if k not in keys)]:
         # A topic's lines use the topic's own number (hours, percent, days ...); the rest
         # a plain one (minutes, a count).
         fill = {**slots, "count": slots["topic_count"]} \
@@ -71,7 +77,7 @@ def legion_response(request: ChatRequest, seed: int) -> str:
             choose(groups, fill, seed=seed, salt=(key, *salt), used=used, lane=lane)
         if message:
             break
-    if message is None:  # everything it could say here is said: the first variant again
+    if message is None:  # everything it could say is said: the first variant again
         group = next((g for k in keys for g in _groups(voice, k, tone) if g), ["…"])
         message = choose([group], slots, seed=seed, salt=salt, used=set()) or "…"
     if seen.mode.startswith("Hostile") and keys[0] != "insult" and \

@@ -4,7 +4,8 @@ what kind of message the last entry is (a question, an order, a file request, pr
 
 Both offline calls read the request they are given the way a model would: the perception
 call's user message (PREVIOUS STATE, CURRENT SITUATION, AVAILABLE MCP TOOLS) and the
-response call's (the plan, the `<tool_output>` block, the history). `classify` is a few
+response call's (the plan, the `<tool_output>` block, the history, its own earlier
+lines). `classify` is a few
 English heuristics, not linguistics: a message is read by its words, never echoed.
 Must not read application state or files: only the request's text.
 """
@@ -17,9 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roundtable_desktop.domain.calls import ChatRequest
+from roundtable_desktop.kinds.legion.prompts import EARLIER_HEADING
 from roundtable_desktop.kinds.legion.state import clamp_score
 
 COMMANDER, MINION, TOPIC = "COMMANDER", "MINION", "TOPIC"
+_EARLIER = re.compile(r"^\[#[^\]]*\] ?")
 _ENTRY = re.compile(r"^\[(COMMANDER|MINION|TOPIC)([^\]]*)\]: ?(.*)$")
 
 
@@ -49,6 +52,7 @@ class Seen:
     plan: str = ""  # response only
     tool_output: str | None = None  # response only: the <tool_output> block
     tool_arguments: dict[str, Any] = field(default_factory=dict)
+    earlier: list[str] = field(default_factory=list)  # response only: its own lines elsewhere
 
     @property
     def last(self) -> Entry | None:
@@ -59,8 +63,11 @@ class Seen:
         return next((e.speaker for e in self.entries if e.role == COMMANDER), "")
 
     def own_lines(self) -> list[str]:
-        """What this minion said in this channel, as far as the history reaches."""
-        return [e.text for e in self.entries if e.role == MINION and e.speaker == self.name]
+        """What this minion said in this session, as far as its request shows: its lines
+        in the history, and (a response request) its earlier ones the history does not
+        show."""
+        return [*self.earlier,
+                *(e.text for e in self.entries if e.role == MINION and e.speaker == self.name)]
 
 
 def _between(text: str, start: str, end: str) -> str:
@@ -132,6 +139,8 @@ def read_response(request: ChatRequest) -> Seen:
         user = user.partition("</tool_output>")[2]
     seen.history = _between(user, "\n---\n", "\n---\n")
     seen.entries, seen.tool_lines = _entries(seen.history)
+    earlier = _between(user, f"{EARLIER_HEADING}\n---\n", "\n---\n")
+    seen.earlier = [_EARLIER.sub("", line) for line in earlier.splitlines() if line.strip()]
     for line in seen.tool_lines:
         if call := re.match(r"\[TOOL CALL\][^\n]*?\((\{.*\})\)$", line):
             try:
@@ -145,7 +154,8 @@ def read_response(request: ChatRequest) -> Seen:
 _INSULT = re.compile(r"\b(stupid|idiot|useless|hate you|dumb|shut up|terrible|awful|"
                      r"worthless|pathetic|incompetent|moron|lazy|disappointing)\b")
 _PRAISE = re.compile(r"\b(amazing|awesome|great job|great work|brilliant|love you|ily|"
-                     r"you're the best|fantastic|wonderful|incredible|good job|well done|"
+                     r"you're the best|fantastic|wonderful|incredible|good job|good work|nice job|"
+                     r"well done|"
                      r"proud of|nice work|impressive|excellent|superb|nailed it)\b")
 _THANKS = re.compile(r"\b(thanks|thank you|thx|ty|cheers|appreciate it|much obliged)\b")
 _GREETING = re.compile(r"^(hi|hello|hey|hiya|howdy|greetings|yo|good (morning|evening|"
@@ -185,7 +195,7 @@ cut hold chase ring email brief organise organize coordinate fetch scan calculat
 divert raise lower lock load launch engage patch sort pull push double-check put increase
 reduce add remove drop warn tell ask inform note file print post publish dig track follow
 watch monitor prep polish finish wrap spin route lay reset restart reboot boost cool vent
-seal open list read show count tidy
+seal open list read show count tidy tone
 """.split())  # noqa: SIM905 (a word list reads better as text)
 _STATUS = re.compile(r"\b(status|progress|update|how('?s| is| are) (it|things|the|we|our)"
                      r"\b.*\b(going|coming|looking|doing)|where are we|are we (ready|on "
@@ -196,7 +206,8 @@ _ADVICE = re.compile(r"\b(should (we|i)|shall we|would you|is it (a )?(good|wise
                      r"do you agree|do we dare|worth it)\b")
 _HOW_MANY = re.compile(r"^how (many|much)\b")
 _WHEN = re.compile(r"^(when|how long|how soon|what time|by when)\b")
-_VOCATIVE = re.compile(r"^(?:(?:@?[A-Z][\w'-]*|team|everyone|all|folks|crew|people|guys|y'all)"
+_VOCATIVE = re.compile(r"^(?:(?:all hands|@?[A-Z][\w'-]*|team|everyone|all|folks|crew|people|"
+                       r"guys|y'all)"
                        r"(?:\s*,\s*|\s+and\s+|\s*:\s*|\s*,?\s*and\s+)?)+[,:]\s+")
 
 
@@ -281,10 +292,24 @@ def classify(text: str) -> Act:
         return Act("order", quote=_quote(body))
     if _GREETING.match(low):
         return Act("greeting")
-    return Act("statement")
+    if re.search(r"\bplease\b", low) and _STATUS.search(low):  # "Status reports, please."
+        return Act("question", asks="status")
+    return _asked_later(body) or Act("statement")
+
+
+def _asked_later(body: str) -> Act | None:
+    """What a later sentence asks, when the first only tells ("Your headline oversells
+    the story. Tone it down, please." is an order)."""
+    for part in re.split(r"(?<=[.!?])\s+", body.strip())[1:]:
+        act = classify(part)
+        if act.kind in ("order", "question", "files", "read"):
+            return act
+    return None
 
 
 def _asks(low: str, first: str) -> str:
+    if first in ("who", "whom", "whose"):  # "who can update the story?" asks for a who
+        return "who"
     if _ADVICE.search(low):
         return "advice"
     if _OPINION.search(low):

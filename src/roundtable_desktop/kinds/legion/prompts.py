@@ -7,7 +7,9 @@ PREVIOUS STATE (last diary, current scores), CURRENT SITUATION (who spoke last, 
 channel type, the recent history of THIS channel only, plus this turn's tool lines) and
 AVAILABLE MCP TOOLS (name, description, input schema as JSON). Response: the role, the
 five rules (and the tool rule when a tool ran) as the system prompt; the plan, the tool
-output block and the channel history as the user message.
+output block and the channel history as the user message, then (only when there are
+any) the minion's own earlier messages that history does not show, so that it can keep
+the rule against repeating its previous turns.
 A minion's payload holds only its own channel's messages and its own diary: a DM never
 reaches another minion. Tool text is untrusted: it arrives cleaned and clipped, and a
 `<tool_output>` tag inside it is defused. Must not call models or import Qt.
@@ -43,6 +45,9 @@ LAYER_NAMES = [
     "response_role", "response_task", "response_tool",
 ]
 TOOL_OUTPUT_CHARS = 6000
+EARLIER_LINES, EARLIER_CHARS = 40, 1000  # a minion's own earlier lines in its response
+EARLIER_HEADING = ("Your own earlier messages that the history above does not show "
+                   "(other channels, or further back); do not repeat them:")
 _TAG = re.compile(r"<\s*/?\s*tool_output\s*>", re.IGNORECASE)
 TOOLS_INTRO = ("If answering needs an outside tool, you may call one of these. Each "
                "'inputSchema' is the JSON schema of the tool's arguments.")
@@ -69,8 +74,26 @@ def history_line(message: LegionMessage) -> str:
 
 def channel_history(state: LegionState, channel: Channel, upto: int) -> list[str]:
     """The channel's last lines up to message `upto` (this channel's messages only)."""
+    return [history_line(m) for m in _shown(state, channel, upto)]
+
+
+def _shown(state: LegionState, channel: Channel, upto: int) -> list[LegionMessage]:
     shown = [m for m in state.channel_messages(channel.id) if m.id <= upto]
-    return [history_line(m) for m in shown[-state.history_lines:]]
+    return shown[-state.history_lines:]
+
+
+def earlier_own_lines(state: LegionState, minion: Minion, channel: Channel,
+                      upto: int) -> list[str]:
+    """What the minion itself said in this session that the history it is sent does not
+    show (in another channel, or further back), its latest EARLIER_LINES, oldest first,
+    each as `[#channel] text`: the seed's rule 5 asks it not to repeat its previous
+    turns, which it can only do when it sees them. Only its own words: another minion's
+    lines and other channels' messages never come in."""
+    shown = {m.id for m in _shown(state, channel, upto)}
+    own = [m for m in state.messages if m.role == "minion" and m.speaker == minion.name
+           and m.id not in shown]
+    return [f"[#{m.channel}] " + " ".join(clean_text(m.text, limit=EARLIER_CHARS).split())
+            for m in own[-EARLIER_LINES:]]
 
 
 def tool_call_line(minion: Minion, name: str, arguments: dict[str, Any]) -> str:
@@ -157,6 +180,7 @@ def perception_request(snapshot: PromptSnapshot, model: str, minion: Minion,
 def response_request(snapshot: PromptSnapshot, model: str, minion: Minion,
                      plan: PerceptionPlan, lines: Sequence[str],
                      tool_name: str | None, tool_output: str | None,
+                     earlier: Sequence[str] = (),
                      ) -> tuple[ChatRequest, list[LayerText]]:
     layers = [
         snapshot.filled("response_role", name=minion.name, persona=minion.persona),
@@ -174,7 +198,10 @@ def response_request(snapshot: PromptSnapshot, model: str, minion: Minion,
         parts += [f'You then ran the tool "{tool_name}", which returned:',
                   "<tool_output>", safe_tool_text(tool_output), "</tool_output>", ""]
     parts += ["This is the recent channel history (your message comes next):", "---",
-              "\n".join(lines) or "(no messages yet)", "---", "", "Begin your message now."]
+              "\n".join(lines) or "(no messages yet)", "---", ""]
+    if earlier:
+        parts += [EARLIER_HEADING, "---", *earlier, "---", ""]
+    parts += ["Begin your message now."]
     request = ChatRequest(
         model=minion.model or model,
         messages=[*system_message(layers), ChatMessage(role="user", content="\n".join(parts))],

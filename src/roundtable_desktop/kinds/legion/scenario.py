@@ -6,7 +6,8 @@ scores), the group channels, the minions-only channel, the channel lines go to w
 name none, and the MCP servers the scenario brings (the `mcpServers` JSON other MCP
 clients use; `{resources}` in an argument stands for the bundled resources directory,
 and a command `{app}` for this app's own command line, so the bundled file server runs
-in the packaged app too). A file that does not validate is refused
+in the packaged app too), and whether the app draws who speaks (`app_draws_speakers`,
+off by default: each minion's plan decides). A file that does not validate is refused
 with the file and the bad field named. Must not connect to anything or import Qt.
 """
 
@@ -93,6 +94,8 @@ class LegionScenario(BaseModel):
     minions_channel: str | None = "minions-only"
     default_channel: str | None = None
     mcpServers: dict[str, Any] = Field(default_factory=dict)
+    # Off (the seed's rule): an unaddressed minion's own plan decides whether it speaks.
+    app_draws_speakers: bool = False
 
 
 def scenarios_dir() -> Path:
@@ -169,4 +172,5 @@ def state_from_scenario(name: str, scenario: LegionScenario, *, seed: int = 0) -
     return LegionState(scenario=name, title=scenario.title, description=scenario.description,
                        commander=scenario.commander, minions=minions, channels=channels,
                        default_channel=default, scores=points,
-                       mcp_servers=scenario.mcpServers, seed=seed)
+                       mcp_servers=scenario.mcpServers, seed=seed,
+                       app_draws_speakers=scenario.app_draws_speakers)

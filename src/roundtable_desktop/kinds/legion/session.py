@@ -11,8 +11,11 @@ Tools come from MCP: the scenario's own servers (started on first use) and any
 connection the window or the CLI attaches; their names are `server.tool`.
 Dock edits (scores, model, speed) are the `edit_minion` edit (kinds/legion/edit.py), made
 through `edit()`, not actions.
+Replies to one message post in the order and at the pace the minions predicted
+(kinds/legion/pacing.py, scaled by `state.speed`); the Commander may write meanwhile.
 Events: StateChanged parts "messages" (detail: channel), "scores" and "diary" (detail:
-minion name), "thinking" (detail: "minion:channel:on|off"), "settings"; ToolRan for
+minion name), "thinking" (detail: "minion:channel:on|typing|off"; `thinking` and
+`typing` hold who is at work and who of them is writing), "settings"; ToolRan for
 every tool call. Must not import Qt.
 """
 
@@ -47,6 +50,7 @@ from roundtable_desktop.kinds.legion.edit import (
     apply_minion_edit,
     minion_edit_spec,
 )
+from roundtable_desktop.kinds.legion.pacing import ReplyRound
 from roundtable_desktop.kinds.legion.prompts import (
     addressed,
     channel_history,
@@ -101,6 +105,7 @@ class LegionSession(SessionProtocol):
         self._tools_lock = asyncio.Lock()
         self._locks: dict[str, asyncio.Lock] = {}
         self.thinking: set[tuple[str, str]] = set()  # (minion, channel) now at work
+        self.typing: set[tuple[str, str]] = set()  # of those, the ones writing a reply
 
     # -- what the user may do -----------------------------------------------------------
     def actions(self) -> list[ActionSpec]:
@@ -110,8 +115,8 @@ class LegionSession(SessionProtocol):
         chat_why = busy or (None if s.autochat_left > 0 and s.autochat_channel else
                             "No minion is waiting to answer another.")
         minions_channel = next((c for c in s.channels if c.type == ChannelType.MINIONS), None)
-        topic_why = busy or (None if minions_channel else "This scenario has no "
-                                                          "minions-only channel.")
+        topic_why = ended or (None if minions_channel else "This scenario has no "
+                                                           "minions-only channel.")
         return [
             ActionSpec(id=SEND, label=f"Send as {s.commander}", enabled=ended is None,
                        reason=ended or "", needs_text=True, shortcut="Ctrl+Return",
@@ -120,7 +125,7 @@ class LegionSession(SessionProtocol):
                        enabled=chat_why is None, reason=chat_why or "",
                        shortcut="Ctrl+Shift+Return"),
             ActionSpec(id=TOPIC, label="Give the minions a topic", enabled=topic_why is None,
-                       reason=topic_why or "", needs_text=True),
+                       reason=topic_why or "", needs_text=True, while_running=True),
             *self.common_specs(auto_why=ended or (
                 None if s.autochat_left > 0 else
                 f"Auto lets the minions answer each other; now it is {s.commander}'s turn.")),
@@ -219,7 +224,10 @@ class LegionSession(SessionProtocol):
         s = self.state
         minions = [s.minion(mid) for mid in channel.members if mid != message.speaker.lower()]
         before = len(s.messages)
-        results = await asyncio.gather(*(self._turn(m, channel, message) for m in minions))
+        pace = ReplyRound([m.name for m in minions], speed=lambda: s.speed,
+                          hurry=lambda: self._stop_requested)
+        results = await asyncio.gather(*(self._turn(m, channel, message, pace)
+                                         for m in minions))
         spoke = any(m.role == "minion" and m.channel == channel.id
                     for m in s.messages[before:])
         if channel.type == ChannelType.DM or not spoke or self._stop_requested:
@@ -228,20 +236,31 @@ class LegionSession(SessionProtocol):
             s.autochat_left, s.autochat_channel = s.autochat_rounds, channel.id
         return all(results)
 
-    async def _turn(self, minion: Minion, channel: Channel, message: LegionMessage) -> bool:
+    async def _turn(self, minion: Minion, channel: Channel, message: LegionMessage,
+                    pace: ReplyRound) -> bool:
         lock = self._locks.setdefault(minion.id, asyncio.Lock())
-        async with lock:
-            key = (minion.name, channel.id)
-            self.thinking.add(key)
-            self.emit(StateChanged(part="thinking", detail=f"{minion.name}:{channel.id}:on"))
-            try:
-                return await minion_turn(self, minion, channel, message,
+        key = (minion.name, channel.id)
+        try:
+            async with lock:
+                self.thinking.add(key)
+                self.emit(StateChanged(part="thinking",
+                                       detail=f"{minion.name}:{channel.id}:on"))
+                return await minion_turn(self, minion, channel, message, pace,
                                          addressed_now=addressed(self.state, minion, channel,
                                                                  message))
-            finally:
+        finally:
+            pace.leave(minion.name)
+            self.typing.discard(key)
+            if key in self.thinking:
                 self.thinking.discard(key)
                 self.emit(StateChanged(part="thinking",
                                        detail=f"{minion.name}:{channel.id}:off"))
+
+    def mark_typing(self, minion: Minion, channel: Channel) -> None:
+        """The minion has chosen to speak and is writing (or its reply waits its turn):
+        the window shows "… is typing"."""
+        self.typing.add((minion.name, channel.id))
+        self.emit(StateChanged(part="thinking", detail=f"{minion.name}:{channel.id}:typing"))
 
     def _post(self, channel: Channel, speaker: str,
               role: Literal["commander", "minion", "system"], text: str,

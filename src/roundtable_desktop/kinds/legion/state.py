@@ -23,6 +23,7 @@ from roundtable_desktop.llm.json_numbers import clamped_whole
 
 MIN_SCORE, MAX_SCORE = 1, 100
 NEUTRAL_SCORE = 50
+DEFAULT_SPEED = 0.5  # predicted response times at half: a demo stays brisk
 ACTIONS = ("SPEAK", "STAY_SILENT", "USE_TOOL")
 SPEAK, STAY_SILENT, USE_TOOL = ACTIONS
 
@@ -54,10 +55,12 @@ def mode_for(score: int) -> str:
 
 
 def speaking_roll(seed: int, minion: str, history: str) -> int:
-    """1..100: an unaddressed minion speaks when this is within its score for the speaker.
-    Drawn from the session's seed, the minion's name and the channel history up to the
-    message, exactly as its perception request shows it, so a model that reads the request
-    (the offline one) can make the same draw; a replay draws the same."""
+    """1..100: the draw of an unaddressed minion's chance to speak (it may speak when this
+    is within its score for the speaker). Drawn from the session's seed, the minion's name
+    and the channel history up to the message, exactly as its perception request shows
+    it: the offline model makes its own choice with it, from its request alone; the app
+    draws the same only when it draws who speaks (LegionState.app_draws_speakers); a
+    replay draws the same."""
     raw = hashlib.sha256(f"{seed}:{minion}:{history}".encode()).digest()
     return int.from_bytes(raw[:4], "big") % 100 + 1
 
@@ -182,7 +185,7 @@ class Diary(BaseModel):
     outcome: Literal["spoke", "silent", "failed"] = "failed"
     addressed: bool = False
     chance: int | None = None  # the speaker's score: the chance to speak when not addressed
-    roll: int | None = None  # 1..100; spoke when roll <= chance
+    roll: int | None = None  # 1..100, drawn only when the app draws who speaks
     tool_steps: list[ToolStep] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)  # band corrections, overrides, failures
     message_id: int | None = None  # what it posted
@@ -193,8 +196,10 @@ class Diary(BaseModel):
 
     def quiet_line(self) -> str:
         """The line the window shows for a silent turn."""
-        if self.roll is None or self.chance is None:
+        if self.chance is None:
             return f"{self.minion} stayed silent."
+        if self.roll is None:  # its plan chose silence
+            return f"{self.minion} chose to stay silent (a chance of {self.chance} to speak)."
         if self.roll <= self.chance:  # the draw allowed it to speak: its plan chose not to
             return (f"{self.minion} chose to stay silent (drew {self.roll} against a chance "
                     f"of {self.chance}).")
@@ -237,7 +242,13 @@ class LegionState(BaseModel):
     autochat_rounds: int = 2  # minion-to-minion rounds after each message in a group
     autochat_left: int = 0
     autochat_channel: str | None = None
-    speed: float = 0.0  # predicted response times are multiplied by this (0: no waiting)
+    # The pace of replies: a post waits (from the message it answers) its minion's
+    # predicted response time times this (0: no waiting); replies of one round always
+    # post in the order of their predicted times.
+    speed: float = DEFAULT_SPEED
+    # The seed's rule: an unaddressed minion's own plan decides whether it speaks. On, the
+    # app also draws (speaking_roll) and silences a SPEAK plan whose draw exceeds the score.
+    app_draws_speakers: bool = False
     history_lines: int = 30
     ended: bool = False
 

@@ -76,6 +76,12 @@ def _args(arguments: dict[str, Any]) -> str:
     return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
 
 
+def _who_spoke(state: LegionState) -> str:
+    if state.app_draws_speakers:
+        return "The app drew which unaddressed minions spoke."
+    return "Unaddressed minions chose for themselves whether to speak."
+
+
 def legion_summary(state: LegionState) -> SessionSummary:
     items = []
     for minion in state.minions:
@@ -97,7 +103,8 @@ def legion_summary(state: LegionState) -> SessionSummary:
                         for m in state.minions)],
         transcript=_entries(state),
         result=ResultSection(heading="Opinion scores", items=items,
-                             text=f"Channels: {counts}.", final=state.ended),
+                             text=f"Channels: {counts}. {_who_spoke(state)}",
+                             final=state.ended),
         ended=state.ended,
         progress=Progress(step=state.turn, step_name="Commander message", counted=True,
                           detail=[count_of(spoken, "minion message")]),

@@ -3,29 +3,30 @@
 The loop (seed 002): a perception call (structured JSON, re-asked once if unreadable)
 gives a plan; its scores are clamped and applied and its mode is checked against the
 band of the new score for the speaker (a mismatch is corrected and noted in the diary).
-The rules of speaking are applied after the first plan: a minion addressed by name (or
-in its DM) must speak; otherwise it speaks only when it plans to and a draw falls within
-its new score for the speaker (its chance to speak). The draw comes from the session's
-seed, the minion and the history it was sent (state.speaking_roll), so a replay draws the
-same and a model that reads its request (the offline one) can draw it too.
+The rules of speaking are applied after the first plan, as the seed says: a minion
+addressed by name (or in its DM) must speak; otherwise its plan's action is what happens
+(the model weighs its score for the speaker as its chance to speak). Only with the
+option "the app draws who speaks" (state.app_draws_speakers, off by default) does the
+app also draw (state.speaking_roll: the seed, the minion, the history it was sent) and
+silence a plan to speak whose draw exceeds the score.
 USE_TOOL runs the named tool and adds `[TOOL CALL]` / `[TOOL OUTPUT]` lines to this
 turn's working history, then plans again, at most `max_tool_steps` times; a failing tool
 is an error line, never a crash. Then the response call streams the message, which is
-posted after the predicted response time (times the speed factor), with the plan saved
-as its diary. Must not import Qt.
+posted when the round allows (pacing.py: the predicted response time times the speed
+factor, after every reply predicted sooner), with the plan saved as its diary. Must not import Qt.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import TYPE_CHECKING
 
 from roundtable_desktop.domain.calls import CallStatus
 from roundtable_desktop.domain.events import StateChanged
 from roundtable_desktop.engine.structured_call import call_structured
+from roundtable_desktop.kinds.legion.pacing import ReplyRound
 from roundtable_desktop.kinds.legion.prompts import (
     channel_history,
+    earlier_own_lines,
     perception_request,
     prompt_snapshot,
     response_request,
@@ -87,10 +88,10 @@ def checked_mode(plan: PerceptionPlan, minion: Minion, speaker: str,
 
 
 async def minion_turn(session: LegionSession, minion: Minion, channel: Channel,
-                      incoming: LegionMessage, *, addressed_now: bool) -> bool:
+                      incoming: LegionMessage, pace: ReplyRound, *,
+                      addressed_now: bool) -> bool:
     """Run the whole turn; False when a model call in it failed."""
     state = session.state
-    started = time.perf_counter()
     snapshot = prompt_snapshot(state, session.provider)
     tools = await session.tool_specs()
     lines = channel_history(state, channel, incoming.id)
@@ -122,6 +123,7 @@ async def minion_turn(session: LegionSession, minion: Minion, channel: Channel,
             diary.outcome = "silent"
             session.keep_diary(diary)
             return True
+        pace.planned(minion.name, plan.predictedResponseTime)
         if plan.action != USE_TOOL or plan.toolCall is None:
             break
         if len(diary.tool_steps) >= state.max_tool_steps:
@@ -143,8 +145,10 @@ async def minion_turn(session: LegionSession, minion: Minion, channel: Channel,
     if not plan.responsePlan.strip():
         plan = plan.model_copy(update={
             "responsePlan": f"Answer {speaker} briefly and in character."})
-    request, layers = response_request(snapshot, session.model, minion, plan, lines,
-                                       tool_name, tool_output)
+    session.mark_typing(minion, channel)
+    request, layers = response_request(
+        snapshot, session.model, minion, plan, lines, tool_name, tool_output,
+        earlier_own_lines(state, minion, channel, incoming.id))
     outcome = await session.call_model(minion.id, request, label=f"{minion.name} · response",
                                        layers=layers)
     text = outcome.text.strip()
@@ -152,9 +156,7 @@ async def minion_turn(session: LegionSession, minion: Minion, channel: Channel,
         diary.notes.append(f"No message: {outcome.error or 'the reply was empty'}")
         session.keep_diary(diary)
         return outcome.status == CallStatus.CANCELLED
-    wait = plan.predictedResponseTime / 1000 * state.speed - (time.perf_counter() - started)
-    if wait > 0:
-        await asyncio.sleep(wait)
+    await pace.wait_turn(minion.name)
     diary.outcome = "spoke"
     session.post_minion_message(minion, channel, text, diary)
     return True
@@ -162,13 +164,21 @@ async def minion_turn(session: LegionSession, minion: Minion, channel: Channel,
 
 def _will_speak(state: LegionState, minion: Minion, speaker: str, plan: PerceptionPlan,
                 diary: Diary, lines: list[str]) -> bool:
+    """The seed's rule: addressed, it must speak; otherwise its plan's action decides (its
+    score for the speaker is the chance it weighs). Only when the app draws who speaks (an
+    option, off by default) may a draw above the score silence a plan to speak."""
     if diary.addressed:
         if plan.action == STAY_SILENT:
             diary.notes.append("Addressed by name: it must speak.")
         return True
     diary.chance = minion.score_for(speaker)
-    diary.roll = speaking_roll(state.seed, minion.name, "\n".join(lines))
-    if diary.roll <= diary.chance and plan.action == STAY_SILENT:
+    if state.app_draws_speakers:
+        diary.roll = speaking_roll(state.seed, minion.name, "\n".join(lines))
+    if plan.action == STAY_SILENT:
         diary.notes.append("Not addressed, it chose to stay silent.")
-        return False  # the draw allows speaking; it need not (the seed's rule is a chance)
-    return diary.roll <= diary.chance
+        return False
+    if diary.roll is not None and diary.roll > diary.chance:
+        diary.notes.append(f"The app draws who speaks: it drew {diary.roll} against a chance "
+                           f"of {diary.chance}, so the plan to {plan.action} was not followed.")
+        return False
+    return True

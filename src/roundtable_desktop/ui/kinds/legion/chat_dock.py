@@ -1,11 +1,13 @@
 """The Commander's chat: the channels with their unread counts, the selected channel's
 messages (a minion's message opens its internal diary, the perception plan, on click),
-who is thinking there, and a line to write in with `@name` completion (legion_mention.py).
+a line for each minion at work there ("Alpha is typing…" once it has chosen to speak,
+"Beta is thinking…" before), and a line to write in with `@name` completion (legion_mention.py).
 
 Enter (or Send) performs `send` to the selected channel through the window's session
-runner; `send` may run while minions think, so the Commander keeps writing. In the
-minions-only channel the line becomes the minions' topic. A silent minion posts
-nothing: its quiet line is in its diary (the Minion dock), never in the chat.
+runner; `send` (and a topic) may run while minions think or their replies wait, so the
+Commander keeps writing. In the minions-only channel the line becomes the minions'
+topic. A silent minion posts nothing: its quiet line is in its diary (the Minion
+dock), never in the chat.
 A roomy dock (a desktop) lists the channels beside the messages; a small one (a laptop,
 presenter mode's tab group) lines them up in one row above the messages, every name
 whole (the selected one marked and scrolled into view; its members in its tooltip; a
@@ -42,7 +44,7 @@ from roundtable_desktop.ui.docks.seat_input import SeatInput
 from roundtable_desktop.ui.kinds.legion.diary import diary_text
 from roundtable_desktop.ui.kinds.legion.dock_base import LegionDock
 from roundtable_desktop.ui.kinds.legion.mention import MentionCompleter
-from roundtable_desktop.ui.kinds.legion.next_step import next_sentence, thinking_sentence
+from roundtable_desktop.ui.kinds.legion.next_step import at_work_lines, next_sentence
 from roundtable_desktop.ui.text_label import make_bold, text_label
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
@@ -199,7 +201,8 @@ class LegionChatDock(LegionDock):
         self._fill_channels(state)
         self._fill_messages(state)
         thinking = set(getattr(session, "thinking", set()))
-        self.thinking.setText(thinking_sentence(thinking, self._channel))
+        typing = set(getattr(session, "typing", set()))
+        self.thinking.setText(at_work_lines(thinking, typing, self._channel))
         self.thinking.setVisible(bool(self.thinking.text()))
         self.status.setText(next_sentence(state, channel=self._channel,
                                           read_only=self.bridge.read_only, thinking=thinking))

@@ -23,6 +23,8 @@ def diary_text(diary: Diary) -> str:
         lines.append("Addressed by name: it had to speak.")
     elif diary.chance is not None and diary.roll is not None and diary.outcome == "spoke":
         lines.append(f"Chose to speak (drew {diary.roll} against a chance of {diary.chance}).")
+    elif diary.chance is not None and diary.outcome == "spoke":
+        lines.append(f"Chose to speak (a chance of {diary.chance} to speak).")
     if plan is not None:
         lines += [f"Perception: {plan.perceptionAnalysis}",
                   f"Mode: {plan.selectedResponseMode} · action {plan.action}"]

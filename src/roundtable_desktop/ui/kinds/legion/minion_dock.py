@@ -1,6 +1,8 @@
 """The Minion dock: the chosen minion's persona and model, its opinion scores (editable,
 each with the mode its band gives), the diary of its last turn with the quiet lines of
-the turns it stayed silent, and the speed slider for predicted response times.
+the turns it stayed silent, the speed slider for predicted response times, and who
+decides whether an unaddressed minion speaks (its plan, or the app's draw: a session
+option).
 
 Edits are the session's `edit_minion` edit (kinds/legion/edit.py validates them; the
 engine announces them, so the store checkpoints them); a refused edit shows its sentence
@@ -76,6 +78,7 @@ class LegionMinionDock(LegionDock):
         self.speed.sliderReleased.connect(self._on_speed_released)
         self.speed.valueChanged.connect(self._on_speed_value_changed)
         self.speed_label = text_label("legionSpeedLabel")
+        self.who_speaks = text_label("legionWhoSpeaks")
         self.tools = text_label("legionTools")
         self.error = text_label("legionMinionError")
         self.diary = QPlainTextEdit()
@@ -92,6 +95,7 @@ class LegionMinionDock(LegionDock):
         speed_row.addWidget(self.speed, 1)
         speed_row.addWidget(self.speed_label)
         form.addRow("Reply speed", speed_row)
+        form.addRow("Who speaks", self.who_speaks)
         form.addRow("Tools", self.tools)
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -158,6 +162,13 @@ class LegionMinionDock(LegionDock):
             self.speed.setValue(round(state.speed * SPEED_STEPS))
             self.speed.blockSignals(False)
         self.speed_label.setText(_speed_words(self.speed.value() / SPEED_STEPS))
+        self.who_speaks.setText(_who_speaks_words(state.app_draws_speakers))
+        self.who_speaks.setToolTip(
+            "An addressed minion always speaks. " + (
+                "Unaddressed, the app draws against its score and may silence its plan to "
+                "speak (run option --app-draws-speakers on)." if state.app_draws_speakers else
+                "Unaddressed, its own plan's action decides, weighing its score as the "
+                "chance to speak (the seed's rule)."))
         self._set_enabled(self._edit_reason(state))
         self.tools.setText(_tools_words(self.bridge.session()))
 
@@ -289,6 +300,10 @@ def _tools_words(session: object) -> str:
 
 def _breakable(mode: str) -> str:
     return mode.replace("/", "/" + ZWSP)
+
+
+def _who_speaks_words(app_draws: bool) -> str:
+    return "The app draws" if app_draws else "Each minion decides"
 
 
 def _speed_words(speed: float) -> str:

@@ -35,6 +35,17 @@ def thinking_sentence(thinking: Iterable[tuple[str, str]], channel: str | None =
     return f"{names_in_words(names)} {verb} thinking{where}…"
 
 
+def at_work_lines(thinking: Iterable[tuple[str, str]], typing: Iterable[tuple[str, str]],
+                  channel: str | None) -> str:
+    """One line per minion at work in `channel`: "Alpha is typing…" once it has chosen to
+    speak (its reply is being written or waits its predicted time), else "Beta is
+    thinking…" ("" when no one is)."""
+    writing = {name for name, chan in typing if chan == channel}
+    names = sorted({name for name, chan in thinking if chan == channel} | writing)
+    return "\n".join(f"{name} is {'typing' if name in writing else 'thinking'}…"
+                     for name in sorted(names, key=lambda n: (n not in writing, n)))
+
+
 def next_sentence(state: LegionState | None, *, channel: str | None, read_only: bool,
                   thinking: Iterable[tuple[str, str]] = ()) -> str:
     """What to do next, for the Commander."""
