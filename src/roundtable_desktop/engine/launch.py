@@ -24,6 +24,7 @@ from roundtable_desktop.domain.events import SessionStarted
 from roundtable_desktop.engine.base import SessionProtocol
 from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.engine.session_settings import SettingsClient, stored_settings
 from roundtable_desktop.engine.registry import (
     SessionContext,
     UnknownKind,
@@ -141,6 +142,7 @@ def reopen_session(
         meta = record.meta
         seed = stored_seed(meta)
         client = client.with_seed(seed)  # the seed it was made with, whatever is set now
+        client = SettingsClient.wrap(client, stored_settings(meta))  # a branch's model
         ctx = SessionContext(client=client, model=str(meta.get("model", "")),
                              provider=str(meta.get("provider", "")), bus=bus,
                              parallel=parallel, options=options)
