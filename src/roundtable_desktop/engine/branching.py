@@ -21,7 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from roundtable_desktop.domain.events import ActionFinished, CallStarted, Event
+from roundtable_desktop.domain.events import (
+    ActionFinished,
+    ActionStarted,
+    CallStarted,
+    Event,
+    StateChanged,
+)
 from roundtable_desktop.domain.refusal import Refusal
 from roundtable_desktop.engine.base import Edit, SessionProtocol
 from roundtable_desktop.engine.bus import EventBus
@@ -90,14 +96,20 @@ class ChangeLog:
         self.session = session
         self.changes = list(changes)
         self._labels = {spec.id: spec.label for spec in session.edit_specs()}
+        self._details: list[str] = []  # what the edit under way said it changed
         self._unsubscribe = session.bus.subscribe(self)
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, CallStarted):
             self._unsubscribe()
+        elif isinstance(event, ActionStarted):
+            self._details = []
+        elif isinstance(event, StateChanged) and event.detail:
+            self._details.append(event.detail)
         elif isinstance(event, ActionFinished) and event.ok and event.action in self._labels:
             label = self._labels[event.action]
-            self.add(f"{label}: {event.message}" if event.message else label)
+            said = event.message or ", ".join(self._details)
+            self.add(f"{label}: {said}" if said else label)
 
     def add(self, sentence: str) -> None:
         self.changes.append(" ".join(sentence.split()))

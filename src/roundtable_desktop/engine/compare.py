@@ -55,10 +55,20 @@ def next_action(session: SessionProtocol, line: str | None = None) -> Action | s
         return step
     seat = session.awaiting_human()
     if seat and line:
-        return Action(id=SEND, text=line)
+        return send_action(session, line)
     if seat:
         return f"This side waits for {seat}, a human seat: give the same line to both."
     return "This side has nothing more to do."
+
+
+def send_action(session: SessionProtocol, line: str) -> Action:
+    """A human seat's line; when the seat is offered choices, a line that is a number N
+    picks the Nth (as `run --choice N` does)."""
+    options = session.action_spec(SEND).options
+    text = line.strip()
+    if options and text.isdigit() and 1 <= int(text) <= len(options):
+        return Action(id=SEND, text=text, option=int(text) - 1)
+    return Action(id=SEND, text=line)
 
 
 async def step_side(session: SessionProtocol, line: str | None = None) -> SideStep:
