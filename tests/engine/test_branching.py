@@ -142,7 +142,7 @@ def test_a_branch_of_a_branch_inherits_along_the_whole_line(parent):
 
 
 def test_a_step_the_session_does_not_have_is_refused_in_one_sentence(parent):
-    store, _db, parent_id, client, _fake, after = parent
+    store, _db, parent_id, client, _fake, _after = parent
     with pytest.raises(BranchRefused, match="steps are 1 to 12"):
         branch_session(BranchRequest(parent_id=parent_id, at=13), store=store, client=client)
     with pytest.raises(BranchRefused, match="numbered from 1"):

@@ -24,13 +24,13 @@ from roundtable_desktop.domain.events import SessionStarted
 from roundtable_desktop.engine.base import SessionProtocol
 from roundtable_desktop.engine.bus import EventBus
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
-from roundtable_desktop.engine.session_settings import SettingsClient, stored_settings
 from roundtable_desktop.engine.registry import (
     SessionContext,
     UnknownKind,
     kind_names,
     kind_spec,
 )
+from roundtable_desktop.engine.session_settings import SettingsClient, stored_settings
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.recorder import SessionRecorder

@@ -55,8 +55,8 @@ def _text(value: Any) -> str:
 
 def _part(part: str, left: str | None, right: str | None) -> PartDiff:
     if left is None:
-        return PartDiff(part=part, state="only right", lines=[f"+{line}" for line in
-                                                              right.splitlines()[:5]] if right else [])
+        lines = right.splitlines()[:5] if right else []
+        return PartDiff(part=part, state="only right", lines=[f"+{line}" for line in lines])
     if right is None:
         return PartDiff(part=part, state="only left",
                         lines=[f"-{line}" for line in left.splitlines()[:5]])
