@@ -43,6 +43,7 @@ from roundtable_desktop.engine.session_settings import (
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.store.branches import BranchOrigin
 from roundtable_desktop.store.database import SessionStore, StoreError
+from roundtable_desktop.store.export import SessionExport
 from roundtable_desktop.store.records import CallRecord
 
 MAX_DEPTH = 64  # branches of branches followed at most (a loop in a damaged store ends)
@@ -239,3 +240,14 @@ def session_history(store: SessionStore, session_id: str) -> list[HistoryCall]:
     """Every call of the session's history: inherited ones (marked) then its own."""
     return [*inherited_calls(store, session_id),
             *(HistoryCall(call) for call in store.calls(session_id))]
+
+
+def with_inherited_calls(store: SessionStore, data: SessionExport) -> None:
+    """A branch's export: its origin, and the inherited calls first, marked."""
+    session_id = data.session.id
+    data.branch = store.branch_origin(session_id)
+    if data.branch is None:
+        return
+    inherited = inherited_calls(store, session_id)
+    data.inherited_from = {h.call.id: h.inherited_from or "" for h in inherited}
+    data.calls = [h.call for h in inherited] + data.calls

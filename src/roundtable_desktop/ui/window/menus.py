@@ -240,6 +240,7 @@ class WindowMenus(QObject):
         self.window.addToolBar(widget)
         widget.callShown.connect(self._on_replay_call_shown)
         widget.closed.connect(self._on_replay_closed)
+        widget.branchRequested.connect(self._on_replay_branch_requested)
         self.replay_widget = widget
         return widget
 
@@ -251,6 +252,12 @@ class WindowMenus(QObject):
             return
         what = f"{call.label}, " if call.label else ""
         view.show_call(call, f"Replay — {what}as it was sent", kind=kind)
+
+    def _on_replay_branch_requested(self, session_id: str, step: int) -> None:
+        """Leave replay for a new live branch of the replayed session after `step`."""
+        if self.replay_widget is not None:
+            self.replay_widget.leave()
+        self.window.runner.branch(session_id, step)
 
     def _on_live_triggered(self) -> None:
         if self.replay_widget is not None:

@@ -25,6 +25,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from roundtable_desktop.engine.base import Action, ActionSpec, ActionUnavailable
+from roundtable_desktop.engine.branching import BranchRefused, BranchRequest, branch_session
 from roundtable_desktop.engine.launch import (
     SessionHandle,
     UnknownKind,
@@ -53,7 +54,7 @@ class ClientChoice:
 
 
 ClientFactory = Callable[[], ClientChoice]
-_EXPECTED = (ActionUnavailable, UnknownKind, StoreError, SourceError)
+_EXPECTED = (ActionUnavailable, BranchRefused, UnknownKind, StoreError, SourceError)
 
 
 class SessionRunner(QObject):
@@ -165,6 +166,10 @@ class SessionRunner(QObject):
     def reopen(self, session_id: str) -> asyncio.Task[Any]:
         return self._spawn(self._reopen(session_id), "reopen session")
 
+    def branch(self, session_id: str, step: int) -> asyncio.Task[Any]:
+        """Make a branch of a stored session after `step` and run it live."""
+        return self._spawn(self._branch(session_id, step), "branch session")
+
     def rebuild_client(self) -> asyncio.Task[Any]:
         """Use fresh settings for the next call (after the Settings dialog)."""
         return self._spawn(self._rebuild_client(), "apply settings")
@@ -232,6 +237,16 @@ class SessionRunner(QObject):
         await self._cancel_all()
         handle = reopen_session(session_id, store=self._store, client=self._choice.client,
                                 parallel=self._choice.parallel)
+        previous = self._handle
+        self._replace(handle)
+        await self._release(previous)
+
+    async def _branch(self, session_id: str, step: int) -> None:
+        await self._cancel_all()
+        choice = self._choice
+        handle = branch_session(BranchRequest(parent_id=session_id, at=step),
+                                store=self._store, client=choice.client,
+                                provider=choice.provider, parallel=choice.parallel)
         previous = self._handle
         self._replace(handle)
         await self._release(previous)

@@ -1,0 +1,72 @@
+"""Replay's "Branch from here": a new live session from the replayed step's checkpoint,
+no call of the parent sent again, and replay of the branch shows the inherited steps
+marked. The test panel kind, offscreen, on a running qasync loop."""
+
+from __future__ import annotations
+
+import pytest
+
+from roundtable_desktop.ui.window.main_window import MainWindow
+from tests.fakes.panel_kind import (
+    panel_kind,  # noqa: F401 (autouse: the panel kind)
+)
+from tests.fakes.window_harness import WAIT_MS, perform, wait_idle
+
+pytestmark = pytest.mark.qt
+
+
+def _panel_two_rounds(qtbot, window: MainWindow) -> str:  # type: ignore[no-untyped-def]
+    before = window.bridge.session_id()
+    window.runner.start_new("panel", "default")
+    qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, before), timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    perform(qtbot, window, "ask")
+    perform(qtbot, window, "send", text="Go on.")
+    perform(qtbot, window, "ask")
+    return str(window.bridge.session_id())
+
+
+def test_branch_from_here_opens_a_live_branch_of_that_step_with_no_call_of_its_own(
+        qtbot, make_window):
+    window = make_window()
+    parent = _panel_two_rounds(qtbot, window)
+    parent_calls = window.runner.store.calls(parent)
+    window.menus.start_replay(parent)
+    bar = window.menus.replay_widget
+    assert bar is not None
+    bar.set_step(0)  # the first round's first call: its action was step 1
+    assert bar.current_branch_step() == 1
+    assert bar.branch_action.isEnabled()
+    bar.branch_action.trigger()
+    qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, parent), timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    branch = str(window.bridge.session_id())
+    store = window.runner.store
+    origin = store.branch_origin(branch)
+    assert origin is not None and origin.parent_id == parent and origin.step == 1
+    assert store.calls(branch) == []
+    assert store.calls(parent) == parent_calls
+    assert not bar.isVisible()  # replay left for the live branch
+
+
+def test_replay_of_a_branch_shows_the_inherited_steps_marked_then_its_own(
+        qtbot, make_window):
+    window = make_window()
+    parent = _panel_two_rounds(qtbot, window)
+    window.runner.branch(parent, 1)
+    qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, parent), timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    perform(qtbot, window, "send", text="Another line.")
+    perform(qtbot, window, "ask")
+    branch = str(window.bridge.session_id())
+    window.menus.start_replay(branch)
+    bar = window.menus.replay_widget
+    assert bar is not None
+    inherited = window.runner.store.calls_until_step(parent, 1)
+    own = window.runner.store.calls(branch)
+    assert bar.step_count() == len(inherited) + len(own) == 4
+    bar.set_step(0)
+    assert f"inherited from {parent[:8]}" in bar.step_label.text()
+    bar.set_step(bar.step_count() - 1)
+    assert "inherited" not in bar.step_label.text()
+    assert bar.current_branch_step() == 3  # the branch's own second step, after 1 inherited
