@@ -70,3 +70,24 @@ def test_replay_of_a_branch_shows_the_inherited_steps_marked_then_its_own(
     bar.set_step(bar.step_count() - 1)
     assert "inherited" not in bar.step_label.text()
     assert bar.current_branch_step() == 3  # the branch's own second step, after 1 inherited
+
+
+def test_branch_from_here_fits_on_the_replay_bar_of_a_laptop_screen(qtbot, make_window):
+    from PySide6.QtCore import QPoint, QRect
+
+    window = make_window()
+    window.resize(1366, 768)
+    parent = _panel_two_rounds(qtbot, window)
+    window.menus.start_replay(parent)
+    bar = window.menus.replay_widget
+    assert bar is not None
+    button = bar.widgetForAction(bar.branch_action)
+    leave = bar.widgetForAction(bar.leave_action)
+    assert button is not None and leave is not None
+
+    def place(widget) -> QRect:  # type: ignore[no-untyped-def]
+        return QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
+
+    qtbot.waitUntil(lambda: button.isVisible() and leave.isVisible()
+                    and window.rect().contains(place(leave))
+                    and place(button).right() < place(leave).left(), timeout=WAIT_MS)

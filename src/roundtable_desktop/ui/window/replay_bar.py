@@ -139,7 +139,7 @@ class ReplayBar(QToolBar):
                                       "nothing before it is sent again")
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setObjectName("replaySlider")
-        self.slider.setFixedWidth(280)
+        self.slider.setFixedWidth(150)  # room for Branch from here at 1366 wide
         self.slider.setPageStep(1)
         self.step_label = QLabel()
         self.step_label.setTextFormat(Qt.TextFormat.PlainText)
