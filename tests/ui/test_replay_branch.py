@@ -91,3 +91,22 @@ def test_branch_from_here_fits_on_the_replay_bar_of_a_laptop_screen(qtbot, make_
     qtbot.waitUntil(lambda: button.isVisible() and leave.isVisible()
                     and window.rect().contains(place(leave))
                     and place(button).right() < place(leave).left(), timeout=WAIT_MS)
+
+
+def test_the_session_picker_shows_a_branch_under_its_parent_with_its_step(qtbot, make_window):
+    from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
+
+    window = make_window()
+    parent = _panel_two_rounds(qtbot, window)
+    window.runner.branch(parent, 2)
+    qtbot.waitUntil(lambda: window.bridge.session_id() not in (None, parent), timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    branch = str(window.bridge.session_id())
+    dialog = SessionListDialog(window.runner.store)
+    qtbot.addWidget(dialog)
+    tops = [dialog.tree.topLevelItem(i) for i in range(dialog.tree.topLevelItemCount())]
+    [parent_item] = [item for item in tops if item.text(5) == parent[:8]]
+    assert parent_item.childCount() == 1
+    child = parent_item.child(0)
+    assert child.text(5) == branch[:8]
+    assert child.text(0).startswith("[at step 2] ")

@@ -8,7 +8,8 @@ of its own. `roundtable compare SESSION --at STEP --model A --model B --steps N`
 --seed A --seed B offline) runs two branches of the step together (engine/compare.py),
 prints each step's request difference and both sides' figures, and writes the HTML
 report with --out; `compare-report ID --out FILE` writes it again later.
-They are added to the command line as commands (`BRANCH_COMMANDS`), like a kind's own.
+They are added to the command line as commands (`BRANCH_COMMANDS`), like a kind's own;
+`tree_rows` orders the session list as a tree (engine/session_tree.py).
 Must not import Qt and must not name a kind.
 """
 
@@ -37,8 +38,8 @@ from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL, MAX_PARALLEL
 from roundtable_desktop.engine.registry import CommandServices, KindCommand
 from roundtable_desktop.engine.request_diff import diff_requests
 from roundtable_desktop.engine.session_settings import SessionSettings
+from roundtable_desktop.engine.session_tree import branch_note, session_tree
 from roundtable_desktop.llm.providers import MAX_SEED
-from roundtable_desktop.store.branches import BranchOrigin
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.records import SessionInfo
 
@@ -271,43 +272,6 @@ BRANCH_COMMANDS: tuple[KindCommand, ...] = (
     KindCommand("compare-report", "write a stored comparison as one HTML report",
                 _report_arguments, _run_report),
 )
-
-
-# -- the session list as a tree ------------------------------------------------------------
-TreeRow = tuple[SessionInfo, int, BranchOrigin | None]
-
-
-def session_tree(rows: list[SessionInfo], origins: dict[str, BranchOrigin]) -> list[TreeRow]:
-    """The rows with each branch right under its parent (when the parent is listed), in
-    the list's order otherwise: (row, depth, where it branched from)."""
-    listed = {row.id for row in rows}
-    children: dict[str, list[SessionInfo]] = {}
-    roots: list[SessionInfo] = []
-    for row in rows:
-        origin = origins.get(row.id)
-        if origin is not None and origin.parent_id in listed and origin.parent_id != row.id:
-            children.setdefault(origin.parent_id, []).append(row)
-        else:
-            roots.append(row)
-    found: list[TreeRow] = []
-
-    def add(row: SessionInfo, depth: int) -> None:
-        found.append((row, depth, origins.get(row.id)))
-        for child in children.get(row.id, []):
-            if depth < 32:
-                add(child, depth + 1)
-
-    for row in roots:
-        add(row, 0)
-    return found
-
-
-def branch_note(origin: BranchOrigin | None, *, under_parent: bool) -> str:
-    """"at step 6" under its parent, "branch of 1a2b3c4d at step 6" elsewhere."""
-    if origin is None:
-        return ""
-    return f"at step {origin.step}" if under_parent else \
-        f"branch of {origin.parent_id[:8]} at step {origin.step}"
 
 
 def tree_rows(store: SessionStore, rows: list[SessionInfo]) -> list[SessionInfo]:
