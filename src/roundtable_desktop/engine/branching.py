@@ -149,7 +149,7 @@ def branch_session(
     step `request.at`; no call is made. An edit the kind refuses is a BranchRefused naming
     it, after which the branch is deleted again: nothing half made is kept."""
     owner, own_step = locate_step(store, request.parent_id, request.at)
-    record = store.get_session(owner)
+    record = store.session_header(owner)  # not its latest state: one checkpoint only
     checkpoint = store.checkpoint_at(owner, own_step)
     spec = kind_spec(record.kind)
     meta = record.meta

@@ -28,7 +28,7 @@ from roundtable_desktop.store.reading import (
     json_object,
     short_id,
 )
-from roundtable_desktop.store.records import CallRecord, Checkpoint
+from roundtable_desktop.store.records import CallRecord, Checkpoint, SessionRecord
 from roundtable_desktop.store.redaction import storable_json
 
 
@@ -142,6 +142,20 @@ class BranchRecords:
             meta = json_object(row["meta_json"]) or {}
             self._db.execute("UPDATE sessions SET meta_json = ? WHERE id = ?",
                              (storable_json({**meta, **values}), session_id))
+
+    def session_header(self, session_id: str) -> SessionRecord:
+        """The session without its state (`state` is empty): kind, scenario, title, meta.
+        What a branch needs of its parent beyond one checkpoint."""
+        with self._guard("read the session"):
+            row = self._db.execute(
+                "SELECT id, kind, scenario, title, status, created_at, updated_at, meta_json"
+                " FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise SessionNotFound(f"There is no stored session {session_id}.")
+        return SessionRecord(id=row["id"], kind=row["kind"], scenario=row["scenario"],
+                             title=row["title"], status=row["status"],
+                             created_at=row["created_at"], updated_at=row["updated_at"],
+                             meta=json_object(row["meta_json"]) or {})
 
     def branch_origin(self, session_id: str) -> BranchOrigin | None:
         """Where the session branched from, or None when it is no branch."""
