@@ -28,6 +28,7 @@ from roundtable_desktop.store.database import StoreError
 from roundtable_desktop.store.export import ExportFormat
 from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.dialogs.ask_first import AskFirstBox, open_question
+from roundtable_desktop.ui.dialogs.compare_dialog import CompareDialog
 from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
 from roundtable_desktop.ui.dialogs.settings_dialog import SettingsDialog
 from roundtable_desktop.ui.kinds.registry import window_kind
@@ -55,6 +56,7 @@ class WindowMenus(QObject):
         self.window = window
         self._dialogs: list[QWidget] = []  # non-modal dialogs kept alive while open
         self.replay_widget: ReplayBar | None = None
+        self.compare_dialog: CompareDialog | None = None  # the last Compare… opened
         self._kind_actions: dict[str, list[QAction]] = {}  # kind -> its menu entries
         bar = window.menuBar()
         self.file_menu = bar.addMenu("&File")
@@ -241,6 +243,7 @@ class WindowMenus(QObject):
         widget.callShown.connect(self._on_replay_call_shown)
         widget.closed.connect(self._on_replay_closed)
         widget.branchRequested.connect(self._on_replay_branch_requested)
+        widget.compareRequested.connect(self._on_replay_compare_requested)
         self.replay_widget = widget
         return widget
 
@@ -258,6 +261,14 @@ class WindowMenus(QObject):
         if self.replay_widget is not None:
             self.replay_widget.leave()
         self.window.runner.branch(session_id, step)
+
+    def _on_replay_compare_requested(self, session_id: str, step: int) -> None:
+        """Compare…: two branches of the replayed step, side by side (the replay stays)."""
+        choice = self.window.runner.choice
+        self.compare_dialog = CompareDialog(self.window.runner.store, session_id, step,
+                                            choice.client, provider=choice.provider,
+                                            parallel=choice.parallel, parent=self.window)
+        self._keep_open(self.compare_dialog)
 
     def _on_live_triggered(self) -> None:
         if self.replay_widget is not None:

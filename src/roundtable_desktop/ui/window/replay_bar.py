@@ -19,7 +19,15 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QSlider, QToolBar, QWidget
+from PySide6.QtWidgets import (
+    QLabel,
+    QMenu,
+    QSizePolicy,
+    QSlider,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
 
 from roundtable_desktop.domain.events import ActionFinished, CallStarted, SessionEnded
 from roundtable_desktop.engine.base import SessionProtocol
@@ -105,6 +113,7 @@ class ReplayBar(QToolBar):
     stepChanged = Signal(int, int)  # index, count
     closed = Signal()
     branchRequested = Signal(str, int)  # the session replayed, the step to branch after
+    compareRequested = Signal(str, int)  # the session replayed, the step to compare from
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__("Replay", parent)
@@ -136,7 +145,11 @@ class ReplayBar(QToolBar):
         self.leave_action = QAction("Leave replay", self)
         self.branch_action = QAction("Branch from here", self)
         self.branch_action.setToolTip("A new live session from the state after this step: "
-                                      "nothing before it is sent again")
+                                      "nothing before it is sent again (the arrow: "
+                                      "Compare from here…)")
+        self.compare_action = QAction("Compare from here…", self)
+        self.branch_menu = QMenu(self)
+        self.branch_menu.addAction(self.compare_action)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setObjectName("replaySlider")
         self.slider.setFixedWidth(150)  # room for Branch from here at 1366 wide
@@ -152,12 +165,17 @@ class ReplayBar(QToolBar):
         self.addWidget(self.step_label)
         self.addSeparator()
         self.addAction(self.branch_action)
+        branch_button = self.widgetForAction(self.branch_action)
+        if isinstance(branch_button, QToolButton):
+            branch_button.setMenu(self.branch_menu)
+            branch_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.addAction(self.leave_action)
 
         self.prev_action.triggered.connect(self.prev_step)
         self.next_action.triggered.connect(self.next_step)
         self.leave_action.triggered.connect(self.leave)
         self.branch_action.triggered.connect(self._on_branch_action_triggered)
+        self.compare_action.triggered.connect(self._on_compare_action_triggered)
         self.slider.valueChanged.connect(self._on_slider_value_changed)
         self._update_controls()
 
@@ -300,8 +318,14 @@ class ReplayBar(QToolBar):
         if step is not None and self._session_id is not None:
             self.branchRequested.emit(self._session_id, step)
 
+    def _on_compare_action_triggered(self) -> None:
+        step = self.current_branch_step()
+        if step is not None and self._session_id is not None:
+            self.compareRequested.emit(self._session_id, step)
+
     def _update_controls(self) -> None:
         self.branch_action.setEnabled(self.current_branch_step() is not None)
+        self.compare_action.setEnabled(self.current_branch_step() is not None)
         has = bool(self._steps)
         self.prev_action.setEnabled(has and self._index > 0)
         self.next_action.setEnabled(has and self._index < len(self._steps) - 1)
