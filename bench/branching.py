@@ -109,10 +109,11 @@ def bench_compare(fake: FakeOpenAI, latency: float, steps: int, parallel: int,
             await comparison.step()
         comparison.close()
 
+    before = fake.stats()["count"]  # the parent's own calls
     started = time.perf_counter()
     asyncio.run(one_after_another())
     sequential = time.perf_counter() - started
-    calls = fake.stats()["count"]
+    calls = fake.stats()["count"] - before
     fake.reset()
     fake.script([{"kind": "ok", "text": "CALL: passTurn()", "latency_s": latency,
                   "repeat": 10_000}])
@@ -133,7 +134,7 @@ def main() -> int:
     p.add_argument("--kind", default="legion")
     p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--latency", type=float, default=0.2)
-    p.add_argument("--compare-steps", type=int, default=6)
+    p.add_argument("--compare-steps", type=int, default=10)
     p.add_argument("--parallel", type=int, default=8)
     args = p.parse_args()
     register_built_kinds()
