@@ -88,3 +88,15 @@ def test_compare_without_what_differs_is_refused_in_one_line(parent, capsys):
     assert main(["compare", parent_id[:8], "--at", "2", "--steps", "1", "--db",
                  str(db)]) == 2
     assert "Say what differs" in capsys.readouterr().err
+
+
+def test_a_continued_branch_keeps_the_model_it_was_branched_with(parent, capsys):
+    db, parent_id = parent
+    assert main(["branch", parent_id[:8], "--at", "2", "--model", "other", "--db",
+                 str(db)]) == 0
+    branch = re.search(r"Branched (\w{8})", capsys.readouterr().out).group(1)
+    assert main(["run", "--continue", branch, "--turns", "1", "--offline", "--delay", "0",
+                 "--db", str(db), "--quiet"]) == 0
+    with SessionStore.open(db) as store:
+        calls = store.calls(store.resolve_session(branch))
+    assert calls and {c.request["model"] for c in calls} == {"other"}

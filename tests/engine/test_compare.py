@@ -85,3 +85,20 @@ def test_a_side_that_has_ended_is_said_to_have_ended_while_the_other_steps(tmp_p
     page = render_comparison_html(read_comparison(store, comparison.comparison_id))
     assert "This side has ended." in page
     store.close()
+
+
+def test_an_edit_made_on_a_live_branch_before_its_first_call_is_recorded_and_later_not(
+        tmp_path):
+    from roundtable_desktop.engine.branching import BranchRequest, branch_session
+
+    store = SessionStore.open(tmp_path / "s.db")
+    client = OfflineClient(delay_s=0)
+    parent = _parent(store, client)
+    handle = branch_session(BranchRequest(parent_id=parent, at=2), store=store, client=client)
+    handle.session.edit(Edit(id="set_rounds", params={"rounds": 4}))  # as an editor would
+    asyncio.run(handle.session.perform(Action(id="ask")))
+    handle.session.edit(Edit(id="set_rounds", params={"rounds": 5}))  # after the first call
+    origin = store.branch_origin(handle.session_id)
+    assert origin is not None and origin.changes == ["Rounds: 4"]
+    handle.close()
+    store.close()
