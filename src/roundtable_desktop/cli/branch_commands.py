@@ -180,8 +180,9 @@ def _sides(args: argparse.Namespace) -> tuple[SideSpec, SideSpec]:
                                   "--seed B offline.")
     models += [models[-1] if models else None] * (2 - len(models))
     seeds += [seeds[-1] if seeds else None] * (2 - len(seeds))
-    return tuple(SideSpec(settings=_settings(args, m), seed=s, edits=tuple(args.edits))
-                 for m, s in zip(models, seeds, strict=True))  # type: ignore[return-value]
+    left, right = (SideSpec(settings=_settings(args, m), seed=s, edits=tuple(args.edits))
+                   for m, s in zip(models, seeds, strict=True))
+    return left, right
 
 
 def _print_step(comparison: Comparison, index: int, out: Callable[[str], None]) -> None:
