@@ -81,3 +81,23 @@ def test_a_side_that_has_ended_is_said_so_in_its_pane(qtbot, make_window):
     assert "This side has ended." in dialog.left_pane.toPlainText()
     assert "This side has ended." in dialog.right_pane.toPlainText()
     dialog.close()
+
+
+def test_auto_steps_both_sides_until_neither_can_step_alone(qtbot, make_window):
+    window = make_window()
+    _parent, dialog = _open_compare(qtbot, window)
+    dialog.start_button.click()
+    comparison = dialog.comparison
+    assert comparison is not None
+    dialog.say.setText("Go on.")
+    dialog.step_button.click()  # the human seat speaks on both sides
+    qtbot.waitUntil(lambda: len(comparison.steps) == 1 and not dialog.running,
+                    timeout=WAIT_MS)
+    dialog.auto_steps.setValue(5)
+    dialog.auto_button.click()
+    qtbot.waitUntil(lambda: not dialog.running and "Auto stopped" in dialog.status.text(),
+                    timeout=WAIT_MS)
+    # Auto asked the panel on both sides, then stopped: the human seat speaks next.
+    assert len(comparison.steps) == 2
+    assert len(comparison.steps[1].left_calls) == len(comparison.steps[1].right_calls) == 2
+    dialog.close()

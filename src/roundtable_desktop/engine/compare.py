@@ -129,8 +129,13 @@ class Comparison:
 
     async def step(self, line: str | None = None) -> ComparedStep:
         """The same action on both sides at once (a line goes to both); recorded."""
-        left, right = await asyncio.gather(step_side(self.left.session, line),
-                                           step_side(self.right.session, line))
+        done_both = await asyncio.gather(step_side(self.left.session, line),
+                                         step_side(self.right.session, line),
+                                         return_exceptions=True)
+        for failure in done_both:  # raised only once both sides have finished
+            if isinstance(failure, BaseException):
+                raise failure
+        left, right = (d for d in done_both if isinstance(d, SideStep))
         done = ComparedStep(left_calls=left.calls, right_calls=right.calls,
                             left_note=left.note, right_note=right.note)
         self.steps.append(done)

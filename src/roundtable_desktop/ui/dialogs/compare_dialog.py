@@ -2,7 +2,8 @@
 
 The user names what differs (each side's model and offline seed), presses Start
 (engine/compare.py makes both branches and stores the comparison), then Step both: the
-same action on both sides at once, a line in "Say to both" going to a human seat on both.
+same action on both sides at once, a line in "Say to both" going to a human seat on both;
+Auto steps both N times, until neither side can step without a human line.
 Two panes in a splitter show each side's step (its calls' replies and figures, or why it
 did not step, said plainly); the pane under them shows the two requests' difference by
 part (settings, layers, messages). Export report… writes the stored comparison as one
@@ -90,6 +91,13 @@ class CompareDialog(QDialog):
         self.right_form = _SideForm("Right", 2)
         self.start_button = QPushButton("Start")
         self.step_button = QPushButton("Step both")
+        self.auto_steps = QSpinBox()
+        self.auto_steps.setRange(1, 200)
+        self.auto_steps.setValue(5)
+        self.auto_steps.setPrefix("Auto ×")
+        self.auto_button = QPushButton("Auto")
+        self.auto_button.setToolTip("Step both sides this many times, until neither can "
+                                    "step without a human line")
         self.say = QLineEdit()
         self.say.setPlaceholderText("Say to both (a human seat's line)")
         self.export_button = QPushButton("Export report…")
@@ -104,7 +112,8 @@ class CompareDialog(QDialog):
         forms.addWidget(self.left_form)
         forms.addWidget(self.right_form)
         controls = QHBoxLayout()
-        for widget in (self.start_button, self.step_button, self.say, self.export_button):
+        for widget in (self.start_button, self.step_button, self.auto_steps,
+                       self.auto_button, self.say, self.export_button):
             controls.addWidget(widget)
         sides = QSplitter(Qt.Orientation.Horizontal)
         sides.addWidget(self.left_pane)
@@ -122,6 +131,7 @@ class CompareDialog(QDialog):
 
         self.start_button.clicked.connect(self._on_start_button_clicked)
         self.step_button.clicked.connect(self._on_step_button_clicked)
+        self.auto_button.clicked.connect(self._on_auto_button_clicked)
         self.export_button.clicked.connect(self._on_export_button_clicked)
         self._update_controls()
 
@@ -161,6 +171,21 @@ class CompareDialog(QDialog):
         task = self._tasks.spawn(self._step(self.comparison, line), "compare step")
         self._update_controls()
         return task
+
+    def auto(self, steps: int) -> asyncio.Task[Any] | None:
+        """Step both up to `steps` times; stops once neither side can step alone."""
+        if self.comparison is None or self.running:
+            return None
+        task = self._tasks.spawn(self._auto(self.comparison, steps), "compare auto")
+        self._update_controls()
+        return task
+
+    async def _auto(self, comparison: Comparison, steps: int) -> None:
+        for _ in range(steps):
+            if comparison.finished():
+                self._say("Neither side can step without a human line: Auto stopped.")
+                return
+            await self._step(comparison, None)
 
     @property
     def running(self) -> bool:
@@ -215,6 +240,7 @@ class CompareDialog(QDialog):
         self.left_form.setEnabled(not started)
         self.right_form.setEnabled(not started)
         self.step_button.setEnabled(started and not self.running)
+        self.auto_button.setEnabled(started and not self.running)
         self.export_button.setEnabled(started and not self.running)
 
     def _on_task_done(self, task: asyncio.Task[Any]) -> None:
@@ -232,6 +258,9 @@ class CompareDialog(QDialog):
 
     def _on_step_button_clicked(self) -> None:
         self.step_both()
+
+    def _on_auto_button_clicked(self) -> None:
+        self.auto(self.auto_steps.value())
 
     def _on_export_button_clicked(self) -> None:
         name, _ = QFileDialog.getSaveFileName(self, "Export the comparison", "compare.html",
