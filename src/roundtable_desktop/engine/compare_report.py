@@ -17,6 +17,7 @@ import lxml.html
 from lxml.html import builder as E
 from pydantic import BaseModel, Field
 
+from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.domain.text import label_text, xml_text
@@ -77,7 +78,8 @@ def read_comparison(store: SessionStore, comparison_id: str) -> ComparisonReport
 
 def _unmatched(mine: list[CallRecord], other: list[CallRecord]) -> str:
     if len(mine) > len(other):
-        return f"This side made {len(mine) - len(other)} call(s) the other did not."
+        extra = count_of(len(mine) - len(other), "call")
+        return f"This side made {extra} the other did not: they no longer align call by call."
     return ""
 
 
@@ -88,7 +90,7 @@ def side_figures(calls: list[CallRecord]) -> str:
     latency = sum(c.latency_ms or 0 for c in calls)
     costs = [c.cost_usd for c in calls if c.cost_usd is not None]
     cost = f" · ${sum(costs):.6f}" if costs else ""
-    return (f"{len(calls)} call(s) · {prompt} prompt + {completion} completion tokens · "
+    return (f"{count_of(len(calls), 'call')} · {prompt} prompt + {completion} completion tokens · "
             f"{latency:.0f} ms{cost}")
 
 

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.refusal import Refusal
 from roundtable_desktop.engine.compare import Comparison, SideSpec, start_comparison
 from roundtable_desktop.engine.compare_report import (
@@ -216,8 +217,8 @@ class CompareDialog(QDialog):
                 diffs += [f"    {part.part}: {part.state}"] + \
                     [f"      {line}" for line in part.lines[:6]]
         if len(left) != len(right):
-            diffs.append(f"  the sides made {len(left)} and {len(right)} calls: they no "
-                         "longer align call by call")
+            diffs.append(f"  the sides made {count_of(len(left), 'call')} and "
+                         f"{count_of(len(right), 'call')}: they no longer align call by call")
         self.diff_pane.appendPlainText("\n".join(diffs))
         self._say(f"Step {number} done on both sides.")
         self.stepped.emit(len(comparison.steps))
