@@ -110,3 +110,23 @@ def test_the_session_picker_shows_a_branch_under_its_parent_with_its_step(qtbot,
     child = parent_item.child(0)
     assert child.text(5) == branch[:8]
     assert child.text(0).startswith("[at step 2] ")
+
+
+def test_branching_while_the_live_session_works_asks_first_and_cancel_keeps_it_running(
+        qtbot, make_window):
+    from roundtable_desktop.engine.base import Action
+    from roundtable_desktop.ui.dialogs.ask_first import AskFirstBox
+    from roundtable_desktop.ui.window.session_runner import ClientChoice
+    from tests.fakes.paced_client import PacedClient
+
+    window = make_window(lambda: ClientChoice(PacedClient(words=400, delay_s=0.02),
+                                              "paced", "paced"))
+    live = window.bridge.session_id()
+    window.runner.perform(Action(id="auto", steps=5))
+    qtbot.waitUntil(lambda: window.runner.busy, timeout=WAIT_MS)
+    box = window.menus.branch_from(str(live), 1)
+    assert isinstance(box, AskFirstBox)
+    qtbot.waitUntil(box.isVisible, timeout=WAIT_MS)
+    assert "stays saved" in box.informativeText()
+    box.reject()
+    assert window.bridge.session_id() == live and window.runner.busy  # nothing branched

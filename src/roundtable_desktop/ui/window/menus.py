@@ -257,10 +257,25 @@ class WindowMenus(QObject):
         view.show_call(call, f"Replay — {what}as it was sent", kind=kind)
 
     def _on_replay_branch_requested(self, session_id: str, step: int) -> None:
-        """Leave replay for a new live branch of the replayed session after `step`."""
-        if self.replay_widget is not None:
-            self.replay_widget.leave()
-        self.window.runner.branch(session_id, step)
+        self.branch_from(session_id, step)
+
+    def branch_from(self, session_id: str, step: int) -> AskFirstBox | None:
+        """Leave replay for a new live branch of the replayed session after `step`; while
+        the live session is still working, ask first (as Open recent does)."""
+        runner = self.window.runner
+
+        def branch() -> None:
+            if self.replay_widget is not None:
+                self.replay_widget.leave()
+            runner.branch(session_id, step)
+
+        if not runner.busy:
+            branch()
+            return None
+        return open_question(self.window, AskFirst(
+            text="Branch from this step?", yes="Stop and branch",
+            detail="The session on screen is still working (Auto or a call): it stops "
+                   "here, and what it has done stays saved."), branch)
 
     def _on_replay_compare_requested(self, session_id: str, step: int) -> None:
         """Compare…: two branches of the replayed step, side by side (the replay stays)."""

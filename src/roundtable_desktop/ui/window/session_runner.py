@@ -33,6 +33,7 @@ from roundtable_desktop.engine.launch import (
     start_session,
 )
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.engine.session_settings import SettingsClient, stored_settings
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.sources.errors import SourceError
 from roundtable_desktop.store.database import SessionStore, StoreError
@@ -280,7 +281,9 @@ class SessionRunner(QObject):
         if self._handle is not None:
             session = self._handle.session
             # New settings, same session: it keeps the seed it was made with.
-            session.client = self._choice.client.with_seed(self._handle.seed)
+            session.client = SettingsClient.wrap(  # a branch keeps its own model
+                self._choice.client.with_seed(self._handle.seed),
+                stored_settings(self._store.session_header(self._handle.session_id).meta))
             session.set_parallel(self._choice.parallel)
             # Roundtable sessions name their default model; a new provider means a new name.
             if hasattr(session, "model") and hasattr(session, "provider"):
