@@ -18,6 +18,8 @@ BENCH = ROOT / "bench"
 # Each script, its smallest arguments ("{tmp}": a folder of the test's own), and a line it
 # prints with a figure in it.
 RUNS = {
+    "branching.py": (["--steps", "6", "--latency", "0.01", "--compare-steps", "2"],
+                     r"branch at step \d+ of \d+: \d+ ms"),
     "debate_parallel.py": (["--latency", "0.01", "--parallel", "2"],
                            r"--parallel 2: \d+ calls, wall [\d.]+ s"),
     "offline_transcripts.py": (["--kinds", "tutor", "--seeds", "0", "--out", "{tmp}"],

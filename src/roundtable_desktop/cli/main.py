@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from roundtable_desktop import __version__
 from roundtable_desktop.allocator import keep_large_buffers_mapped
+from roundtable_desktop.cli.branch_commands import BRANCH_COMMANDS, tree_rows
 from roundtable_desktop.cli.log_file import log_path, logging_to_file
 from roundtable_desktop.cli.output import (
     MeetingPrinter,
@@ -159,7 +160,8 @@ def _kind_options_by_flag() -> dict[str, tuple[KindOption, list[str]]]:
 
 
 def _kind_commands() -> dict[str, KindCommand]:
-    return {c.name: c for spec in all_kinds() for c in spec.commands}
+    return {c.name: c for c in (*BRANCH_COMMANDS,
+                                *(c for spec in all_kinds() for c in spec.commands))}
 
 
 def _model_flags(p: argparse.ArgumentParser) -> None:
@@ -436,7 +438,7 @@ def _short_title(title: str) -> str:
 def _sessions(args: argparse.Namespace) -> int:
     store = _open_store(args.db, readonly=True)
     try:
-        rows = store.list_sessions(limit=args.limit)
+        rows = tree_rows(store, store.list_sessions(limit=args.limit))
         _print_warnings(store)
     finally:
         store.close()

@@ -30,6 +30,7 @@ from roundtable_desktop.engine.registry import (
     kind_names,
     kind_spec,
 )
+from roundtable_desktop.engine.session_settings import SettingsClient, stored_settings
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.recorder import SessionRecorder
@@ -141,6 +142,7 @@ def reopen_session(
         meta = record.meta
         seed = stored_seed(meta)
         client = client.with_seed(seed)  # the seed it was made with, whatever is set now
+        client = SettingsClient.wrap(client, stored_settings(meta))  # a branch's model
         ctx = SessionContext(client=client, model=str(meta.get("model", "")),
                              provider=str(meta.get("provider", "")), bus=bus,
                              parallel=parallel, options=options)

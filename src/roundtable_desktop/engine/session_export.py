@@ -5,12 +5,14 @@ The kind comes from the registry; a session whose kind is unknown to this versio
 whose state cannot be read, still exports its calls. Every key the keyring and the
 environment hold when the export is written is redacted from it, the stored text first
 and the written text again, so a store written before a key was known (by an older
-version) leaks it through no export. Must not import Qt.
+version) leaks it through no export. A branch's export lists the calls it inherited
+first, each marked with the session that made it. Must not import Qt.
 """
 
 from __future__ import annotations
 
 from roundtable_desktop.domain.secrets import scrub
+from roundtable_desktop.engine.branching import with_inherited_calls
 from roundtable_desktop.engine.registry import summarize_stored
 from roundtable_desktop.llm.keys import remember_known_keys
 from roundtable_desktop.store.database import SessionStore
@@ -28,4 +30,5 @@ def export_session(store: SessionStore, session_id: str, fmt: ExportFormat) -> s
     session = data.session
     data.format = f"{session.kind}-session"
     data.summary = summarize_stored(session.kind, session.state)
+    with_inherited_calls(store, data)
     return scrub(render_export(scrubbed_export(data), fmt))

@@ -45,6 +45,7 @@ from typing import Any
 
 from roundtable_desktop.domain.events import Event
 from roundtable_desktop.store.blobs import BlobWriter
+from roundtable_desktop.store.branches import BranchRecords
 from roundtable_desktop.store.call_writes import CallWrites
 from roundtable_desktop.store.checkpointer import WalCheckpointer
 from roundtable_desktop.store.chunking import JSON_OBJECT
@@ -78,7 +79,7 @@ EVENT_BATCH = "batch"
 MAX_WARNINGS = 200
 
 
-class SessionStore(SessionReads, CallWrites):
+class SessionStore(SessionReads, CallWrites, BranchRecords):
     """Sessions, events, calls and checkpoints in one SQLite file. Use `SessionStore.open`."""
 
     def __init__(

@@ -28,6 +28,7 @@ from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.domain.secrets import scrub_bytes
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.domain.text import label_text, xml_text
+from roundtable_desktop.store.branches import BranchOrigin
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.records import CallRecord, Checkpoint, SessionRecord
 
@@ -86,6 +87,10 @@ class SessionExport(BaseModel):
     checkpoints: list[Checkpoint]
     # What was damaged in the store and left out (never what it held).
     warnings: list[str] = Field(default_factory=list)
+    # A branch: where it left from, and the calls it inherited (call id -> the session
+    # that made it), listed first in `calls` and marked read-only.
+    branch: BranchOrigin | None = None
+    inherited_from: dict[str, str] = Field(default_factory=dict)
 
 
 def collect_export(store: SessionStore, session_id: str) -> SessionExport:
@@ -195,14 +200,15 @@ def _result(summary: SessionSummary | None) -> tuple[str, str, list[_Pick], str]
     return heading, _clean(result.text), picks, _label(result.empty_text)
 
 
-def _call_facts(call: CallRecord) -> list[tuple[str, str]]:
+def _call_facts(call: CallRecord, inherited: str | None = None) -> list[tuple[str, str]]:
     tokens = f"{call.prompt_tokens or 0} prompt + {call.completion_tokens or 0} completion"
     if call.usage_estimated:
         tokens += " (estimated)"
     latency = "-" if call.latency_ms is None else f"{call.latency_ms:.0f} ms"
     if call.first_token_ms is not None:
         latency += f" (first token {call.first_token_ms:.0f} ms)"
-    facts = [
+    facts = [("Inherited", f"from session {inherited[:8]}, read-only")] if inherited else []
+    facts += [
         ("Status", call.status.value),
         ("Model", _label(call.model)),
         ("Endpoint", _label(call.endpoint)),
@@ -227,6 +233,14 @@ def _messages(call: CallRecord) -> list[tuple[str, str]]:
         text = content if isinstance(content, str) else json.dumps(content, indent=2)
         found.append((_label(message.get("role", "?")), _clean(text)))
     return found
+
+
+def _branch_facts(data: SessionExport) -> list[tuple[str, str]]:
+    origin = data.branch
+    if origin is None:
+        return []
+    facts = [("Branch of", f"session {origin.parent_id[:8]} at step {origin.step}")]
+    return facts + ([("Changed", _label("; ".join(origin.changes)))] if origin.changes else [])
 
 
 def _session_facts(session: SessionRecord) -> list[tuple[str, str]]:
@@ -260,7 +274,8 @@ def render_markdown(data: SessionExport) -> str:
     session = data.session
     names = _names(data.summary)
     out = [f"# {_md(_label(session.title)) or 'Untitled session'}", ""]
-    out += [f"- {key}: {_md(value)}" for key, value in _session_facts(session)]
+    out += [f"- {key}: {_md(value)}" for key, value in _session_facts(session)
+            + _branch_facts(data)]
     if data.warnings:
         out += ["", f"**{_LEFT_OUT}**", ""]
         out += [f"- {_md(_clean(warning))}" for warning in data.warnings]
@@ -289,7 +304,8 @@ def render_markdown(data: SessionExport) -> str:
     for call in data.calls:
         speaker = _speaker(call.actor_id, names)
         out += ["", f"### Call {call.seq}: {_md(speaker)} · {_md(_label(call.model))}", ""]
-        out += [f"- {key}: {_md(value)}" for key, value in _call_facts(call)]
+        out += [f"- {key}: {_md(value)}" for key, value in
+                _call_facts(call, data.inherited_from.get(call.id))]
         for n, (role, content) in enumerate(_messages(call), 1):
             out += ["", f"**Message {n} ({_md(role)}), as sent:**", "", _md_block(content)]
         out += ["", "**Response:**", "", _md_block(_clean(call.response_text))]
@@ -344,11 +360,12 @@ def _html_result(summary: SessionSummary | None) -> Any:
     return _H.section(*parts, id="result")
 
 
-def _html_call(call: CallRecord, names: dict[str, str]) -> Any:
+def _html_call(call: CallRecord, names: dict[str, str], inherited: str | None = None) -> Any:
     speaker = _speaker(call.actor_id, names)
+    mark = " (inherited)" if inherited else ""
     parts: list[Any] = [
-        E.H3(f"Call {call.seq}: {speaker} · {_label(call.model)}"),
-        _facts_list(_call_facts(call)),
+        E.H3(f"Call {call.seq}{mark}: {speaker} · {_label(call.model)}"),
+        _facts_list(_call_facts(call, inherited)),
     ]
     # Every payload starts collapsed: a page of calls must not push the next one (or, in
     # a long session, the end of the page) thousands of pixels away.
@@ -380,7 +397,7 @@ def render_html(data: SessionExport) -> str:
         E.STYLE(_CSS),
     )
     body = E.BODY(
-        _H.header(E.H1(title), _facts_list(_session_facts(session)),
+        _H.header(E.H1(title), _facts_list(_session_facts(session) + _branch_facts(data)),
                   *_html_left_out(data.warnings)),
         _html_result(data.summary),
         _H.section(
@@ -388,7 +405,7 @@ def render_html(data: SessionExport) -> str:
         ),
         _H.section(
             E.H2(f"Calls ({len(data.calls)})"),
-            *[_html_call(call, names) for call in data.calls],
+            *[_html_call(call, names, data.inherited_from.get(call.id)) for call in data.calls],
             id="calls",
         ),
         _H.footer("Exported from roundtable. The JSON export holds every event."),

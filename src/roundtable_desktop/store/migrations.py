@@ -144,6 +144,30 @@ def m005_event_rows_per_write(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE events ADD COLUMN count INTEGER NOT NULL DEFAULT 1")
 
 
+def m006_session_branches(db: sqlite3.Connection) -> None:
+    """A session may be a branch of another: its parent, the parent's checkpoint it
+    started from (`parent_step`), and what was changed before its first own step (a JSON
+    list of sentences). A comparison keeps two branches of the same step and, per step
+    they were run together, which calls each side made (store/branches.py)."""
+    db.execute("ALTER TABLE sessions ADD COLUMN parent_id TEXT")
+    db.execute("ALTER TABLE sessions ADD COLUMN parent_step INTEGER")
+    db.execute("ALTER TABLE sessions ADD COLUMN branch_changes TEXT NOT NULL DEFAULT '[]'")
+    db.execute("CREATE INDEX idx_sessions_parent ON sessions (parent_id)")
+    db.execute(
+        """
+        CREATE TABLE comparisons (
+            id TEXT PRIMARY KEY,
+            parent_id TEXT NOT NULL,
+            parent_step INTEGER NOT NULL,
+            left_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            right_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            created_at REAL NOT NULL,
+            steps_json TEXT NOT NULL DEFAULT '[]'
+        )
+        """
+    )
+
+
 def _move_into_blobs(
     db: sqlite3.Connection, table: str, session: str, source: str, target: str
 ) -> None:
@@ -173,6 +197,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     m003_checkpoints,
     m004_content_addressed_texts,
     m005_event_rows_per_write,
+    m006_session_branches,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

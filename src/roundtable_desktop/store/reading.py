@@ -155,7 +155,8 @@ class SessionReads:
         `with_empty`: a launch is not a session."""
         used = "" if with_empty else (
             " WHERE EXISTS (SELECT 1 FROM checkpoints k WHERE k.session_id = s.id)"
-            " OR EXISTS (SELECT 1 FROM calls c WHERE c.session_id = s.id)")
+            " OR EXISTS (SELECT 1 FROM calls c WHERE c.session_id = s.id)"
+            " OR s.parent_id IS NOT NULL")  # a branch is made on purpose, even unused
         with self._guard("list sessions"):
             rows = self._db.execute(
                 "SELECT s.id, s.kind, s.scenario, s.title, s.status, s.created_at,"
@@ -171,8 +172,9 @@ class SessionReads:
         with self._guard("read the session"):
             row = self._db.execute(
                 "SELECT EXISTS (SELECT 1 FROM checkpoints WHERE session_id = ?)"
-                " OR EXISTS (SELECT 1 FROM calls WHERE session_id = ?)",
-                (session_id, session_id)).fetchone()
+                " OR EXISTS (SELECT 1 FROM calls WHERE session_id = ?)"
+                " OR EXISTS (SELECT 1 FROM sessions WHERE id = ? AND parent_id IS NOT NULL)",
+                (session_id, session_id, session_id)).fetchone()
         return bool(row[0])
 
     def latest_session_id(self) -> str | None:

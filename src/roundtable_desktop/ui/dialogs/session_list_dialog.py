@@ -1,4 +1,5 @@
-"""Choose a stored session to replay: title, kind, status, when, and how many calls.
+"""Choose a stored session to replay: title, kind, status, when, and how many calls; a
+branch sits under the session it left from, with the step.
 
 Emits `sessionChosen(session_id)`; the window hands it to the ReplayBar. Open it with
 `open()` (non-blocking). The title column takes the spare width and every cell's
@@ -10,8 +11,9 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QLabel, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from roundtable_desktop.engine.session_tree import branch_note, session_tree
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.dialogs.replay_list_dialog import ReplayListDialog
@@ -37,14 +39,24 @@ class SessionListDialog(ReplayListDialog):
     def _fill(self, store: SessionStore) -> None:
         try:
             sessions = store.list_sessions(limit=500)
+            origins = store.branch_origins()
         except StoreError as exc:
             self.message.setText(str(exc))
-            sessions = []
-        for info in sessions:
+            sessions, origins = [], {}
+        items: dict[str, QTreeWidgetItem] = {}
+        for info, depth, origin in session_tree(sessions, origins):
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated_at))
-            self.add_row([info.title, info.kind, info.status, when, str(info.call_count),
-                          info.id[:8]], info.id,
-                         f"{info.title}\n{info.kind} · {info.status} · {when}\nid: {info.id}")
+            note = branch_note(origin, under_parent=depth > 0)
+            title = f"[{note}] {info.title}" if note else info.title
+            item = self.add_row([title, info.kind, info.status, when, str(info.call_count),
+                                 info.id[:8]], info.id,
+                                f"{title}\n{info.kind} · {info.status} · {when}\nid: {info.id}")
+            items[info.id] = item
+            if depth and origin is not None and origin.parent_id in items:
+                # A branch sits under the session it left from.
+                self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(item))
+                items[origin.parent_id].addChild(item)
+        self.tree.expandAll()
         first = self.tree.topLevelItem(0)
         if sessions and first is not None:
             self.tree.setCurrentItem(first)

@@ -28,6 +28,7 @@ from roundtable_desktop.store.database import StoreError
 from roundtable_desktop.store.export import ExportFormat
 from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.dialogs.ask_first import AskFirstBox, open_question
+from roundtable_desktop.ui.dialogs.compare_dialog import CompareDialog
 from roundtable_desktop.ui.dialogs.session_list_dialog import SessionListDialog
 from roundtable_desktop.ui.dialogs.settings_dialog import SettingsDialog
 from roundtable_desktop.ui.kinds.registry import window_kind
@@ -55,6 +56,7 @@ class WindowMenus(QObject):
         self.window = window
         self._dialogs: list[QWidget] = []  # non-modal dialogs kept alive while open
         self.replay_widget: ReplayBar | None = None
+        self.compare_dialog: CompareDialog | None = None  # the last Compare… opened
         self._kind_actions: dict[str, list[QAction]] = {}  # kind -> its menu entries
         bar = window.menuBar()
         self.file_menu = bar.addMenu("&File")
@@ -240,6 +242,8 @@ class WindowMenus(QObject):
         self.window.addToolBar(widget)
         widget.callShown.connect(self._on_replay_call_shown)
         widget.closed.connect(self._on_replay_closed)
+        widget.branchRequested.connect(self._on_replay_branch_requested)
+        widget.compareRequested.connect(self._on_replay_compare_requested)
         self.replay_widget = widget
         return widget
 
@@ -251,6 +255,35 @@ class WindowMenus(QObject):
             return
         what = f"{call.label}, " if call.label else ""
         view.show_call(call, f"Replay — {what}as it was sent", kind=kind)
+
+    def _on_replay_branch_requested(self, session_id: str, step: int) -> None:
+        self.branch_from(session_id, step)
+
+    def branch_from(self, session_id: str, step: int) -> AskFirstBox | None:
+        """Leave replay for a new live branch of the replayed session after `step`; while
+        the live session is still working, ask first (as Open recent does)."""
+        runner = self.window.runner
+
+        def branch() -> None:
+            if self.replay_widget is not None:
+                self.replay_widget.leave()
+            runner.branch(session_id, step)
+
+        if not runner.busy:
+            branch()
+            return None
+        return open_question(self.window, AskFirst(
+            text="Branch from this step?", yes="Stop and branch",
+            detail="The session on screen is still working (Auto or a call): it stops "
+                   "here, and what it has done stays saved."), branch)
+
+    def _on_replay_compare_requested(self, session_id: str, step: int) -> None:
+        """Compare…: two branches of the replayed step, side by side (the replay stays)."""
+        choice = self.window.runner.choice
+        self.compare_dialog = CompareDialog(self.window.runner.store, session_id, step,
+                                            choice.client, provider=choice.provider,
+                                            parallel=choice.parallel, parent=self.window)
+        self._keep_open(self.compare_dialog)
 
     def _on_live_triggered(self) -> None:
         if self.replay_widget is not None:

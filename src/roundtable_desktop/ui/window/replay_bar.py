@@ -14,15 +14,24 @@ Must not write to the store or run anything; leaving replay is the window's busi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QSlider, QToolBar, QWidget
+from PySide6.QtWidgets import (
+    QLabel,
+    QMenu,
+    QSizePolicy,
+    QSlider,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
 
 from roundtable_desktop.domain.events import ActionFinished, CallStarted, SessionEnded
 from roundtable_desktop.engine.base import SessionProtocol
+from roundtable_desktop.engine.branching import inherited_calls
 from roundtable_desktop.engine.launch import stored_seed
 from roundtable_desktop.engine.replay_state import replay_session
 from roundtable_desktop.store.database import SessionStore
@@ -44,10 +53,23 @@ class ReplayStep:
     call: CallRecord
     state: dict[str, Any]
     action: str
+    step: int | None = None  # the step (checkpoint) along the session's whole history
+    inherited_from: str | None = None  # a branch's call made by an ancestor: read-only
 
 
 def replay_steps(store: SessionStore, session_id: str) -> list[ReplayStep]:
-    """Every call of a session, each with the state right after the action that made it."""
+    """Every call of a session's history, each with the state right after the action
+    that made it: a branch's inherited calls first (marked), then its own."""
+    origin = store.branch_origin(session_id)
+    inherited: list[ReplayStep] = []
+    if origin is not None:
+        made_by = {h.call.id: h.inherited_from for h in inherited_calls(store, session_id)}
+        inherited = [replace(s, inherited_from=s.inherited_from or made_by[s.call.id])
+                     for s in replay_steps(store, origin.parent_id) if s.call.id in made_by]
+    return inherited + _own_steps(store, session_id, origin.step if origin else 0)
+
+
+def _own_steps(store: SessionStore, session_id: str, offset: int) -> list[ReplayStep]:
     calls = store.calls(session_id)
     if not calls:
         return []
@@ -61,7 +83,8 @@ def replay_steps(store: SessionStore, session_id: str) -> list[ReplayStep]:
             _first_checkpoint_after(checkpoints, call.started_at)
         state = checkpoint.state if checkpoint else latest
         action = checkpoint.action if checkpoint else "latest state"
-        steps.append(ReplayStep(call=call, state=state, action=action))
+        steps.append(ReplayStep(call=call, state=state, action=action,
+                                step=offset + checkpoint.seq if checkpoint else None))
     return steps
 
 
@@ -89,6 +112,8 @@ class ReplayBar(QToolBar):
     callShown = Signal(object, str)  # the step's CallRecord (None: no calls), its kind
     stepChanged = Signal(int, int)  # index, count
     closed = Signal()
+    branchRequested = Signal(str, int)  # the session replayed, the step to branch after
+    compareRequested = Signal(str, int)  # the session replayed, the step to compare from
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__("Replay", parent)
@@ -118,9 +143,16 @@ class ReplayBar(QToolBar):
         self.next_action.setShortcut(QKeySequence("Alt+Right"))
         self.next_action.setToolTip("Next call (Alt+Right)")
         self.leave_action = QAction("Leave replay", self)
+        self.branch_action = QAction("Branch from here", self)
+        self.branch_action.setToolTip("A new live session from the state after this step: "
+                                      "nothing before it is sent again (the arrow: "
+                                      "Compare from here…)")
+        self.compare_action = QAction("Compare from here…", self)
+        self.branch_menu = QMenu(self)
+        self.branch_menu.addAction(self.compare_action)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setObjectName("replaySlider")
-        self.slider.setFixedWidth(280)
+        self.slider.setFixedWidth(150)  # room for Branch from here at 1366 wide
         self.slider.setPageStep(1)
         self.step_label = QLabel()
         self.step_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -132,11 +164,18 @@ class ReplayBar(QToolBar):
         self.addAction(self.next_action)
         self.addWidget(self.step_label)
         self.addSeparator()
+        self.addAction(self.branch_action)
+        branch_button = self.widgetForAction(self.branch_action)
+        if isinstance(branch_button, QToolButton):
+            branch_button.setMenu(self.branch_menu)
+            branch_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.addAction(self.leave_action)
 
         self.prev_action.triggered.connect(self.prev_step)
         self.next_action.triggered.connect(self.next_step)
         self.leave_action.triggered.connect(self.leave)
+        self.branch_action.triggered.connect(self._on_branch_action_triggered)
+        self.compare_action.triggered.connect(self._on_compare_action_triggered)
         self.slider.valueChanged.connect(self._on_slider_value_changed)
         self._update_controls()
 
@@ -259,13 +298,34 @@ class ReplayBar(QToolBar):
         # The step ("turn 4"); a kind with no steps names where it is ("deck x").
         where = (progress.where or next(iter(progress.figures), "")) if progress else ""
         turn = f" · {where.lower()}" if where else ""
-        short = f"{self._index + 1}/{len(self._steps)} · {who}{turn}"
+        mine = f" · inherited from {step.inherited_from[:8]}" if step.inherited_from else ""
+        short = f"{self._index + 1}/{len(self._steps)} · {who}{turn}{mine}"
         full = (f"Call {self._index + 1} of {len(self._steps)} by {who}{turn}, "
                 f"{call.status.value}; the docks show the state after its action "
-                f"“{step.action}”, the view shows its payload exactly as sent.")
+                f"“{step.action}”, the view shows its payload exactly as sent."
+                + (f" Inherited from session {step.inherited_from[:8]}: read-only here."
+                   if step.inherited_from else ""))
         return short, full
 
+    def current_branch_step(self) -> int | None:
+        """The step "Branch from here" branches after: the one this call's action ended."""
+        if not 0 <= self._index < len(self._steps):
+            return None
+        return self._steps[self._index].step
+
+    def _on_branch_action_triggered(self) -> None:
+        step = self.current_branch_step()
+        if step is not None and self._session_id is not None:
+            self.branchRequested.emit(self._session_id, step)
+
+    def _on_compare_action_triggered(self) -> None:
+        step = self.current_branch_step()
+        if step is not None and self._session_id is not None:
+            self.compareRequested.emit(self._session_id, step)
+
     def _update_controls(self) -> None:
+        self.branch_action.setEnabled(self.current_branch_step() is not None)
+        self.compare_action.setEnabled(self.current_branch_step() is not None)
         has = bool(self._steps)
         self.prev_action.setEnabled(has and self._index > 0)
         self.next_action.setEnabled(has and self._index < len(self._steps) - 1)

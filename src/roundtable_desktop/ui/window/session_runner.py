@@ -25,6 +25,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from roundtable_desktop.engine.base import Action, ActionSpec, ActionUnavailable
+from roundtable_desktop.engine.branching import BranchRefused, BranchRequest, branch_session
 from roundtable_desktop.engine.launch import (
     SessionHandle,
     UnknownKind,
@@ -32,6 +33,7 @@ from roundtable_desktop.engine.launch import (
     start_session,
 )
 from roundtable_desktop.engine.model_calls import DEFAULT_PARALLEL
+from roundtable_desktop.engine.session_settings import SettingsClient, stored_settings
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.sources.errors import SourceError
 from roundtable_desktop.store.database import SessionStore, StoreError
@@ -53,7 +55,7 @@ class ClientChoice:
 
 
 ClientFactory = Callable[[], ClientChoice]
-_EXPECTED = (ActionUnavailable, UnknownKind, StoreError, SourceError)
+_EXPECTED = (ActionUnavailable, BranchRefused, UnknownKind, StoreError, SourceError)
 
 
 class SessionRunner(QObject):
@@ -165,6 +167,10 @@ class SessionRunner(QObject):
     def reopen(self, session_id: str) -> asyncio.Task[Any]:
         return self._spawn(self._reopen(session_id), "reopen session")
 
+    def branch(self, session_id: str, step: int) -> asyncio.Task[Any]:
+        """Make a branch of a stored session after `step` and run it live."""
+        return self._spawn(self._branch(session_id, step), "branch session")
+
     def rebuild_client(self) -> asyncio.Task[Any]:
         """Use fresh settings for the next call (after the Settings dialog)."""
         return self._spawn(self._rebuild_client(), "apply settings")
@@ -236,6 +242,16 @@ class SessionRunner(QObject):
         self._replace(handle)
         await self._release(previous)
 
+    async def _branch(self, session_id: str, step: int) -> None:
+        await self._cancel_all()
+        choice = self._choice
+        handle = branch_session(BranchRequest(parent_id=session_id, at=step),
+                                store=self._store, client=choice.client,
+                                provider=choice.provider, parallel=choice.parallel)
+        previous = self._handle
+        self._replace(handle)
+        await self._release(previous)
+
     def _replace(self, handle: SessionHandle) -> None:
         previous, acted = self._handle, self._acted
         self._handle, self._acted = handle, False
@@ -265,7 +281,9 @@ class SessionRunner(QObject):
         if self._handle is not None:
             session = self._handle.session
             # New settings, same session: it keeps the seed it was made with.
-            session.client = self._choice.client.with_seed(self._handle.seed)
+            session.client = SettingsClient.wrap(  # a branch keeps its own model
+                self._choice.client.with_seed(self._handle.seed),
+                stored_settings(self._store.session_header(self._handle.session_id).meta))
             session.set_parallel(self._choice.parallel)
             # Roundtable sessions name their default model; a new provider means a new name.
             if hasattr(session, "model") and hasattr(session, "provider"):
