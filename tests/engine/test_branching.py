@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from roundtable_desktop.context.request_document import messages_from_document
 from roundtable_desktop.engine.base import SessionProtocol
 from roundtable_desktop.engine.branching import (
     BranchRefused,
@@ -106,6 +107,24 @@ def test_a_branch_on_another_model_differs_from_the_parents_step_only_by_the_mod
     origin = store.branch_origin(handle.session_id)
     assert origin is not None and origin.parent_id == parent_id and origin.step == 6
     assert origin.changes == ["Model: m → other-model"]
+    handle.close()
+
+
+def test_a_branch_on_another_model_shows_the_request_it_sends(parent):
+    store, _db, parent_id, client, fake, _after = parent
+    fake.reset()
+    handle = branch_session(BranchRequest(parent_id=parent_id, at=6,
+                                          settings=SessionSettings(model="other-model")),
+                            store=store, client=client)
+    [shown] = handle.session.payloads_as_sent()
+    _steps(handle.session, 1)
+    [first] = fake.requests()
+
+    assert shown.request.model == first["body"]["model"] == "other-model"
+    assert 'data-model="other-model"' in shown.document
+    assert messages_from_document(shown.document) == shown.request.messages
+    assert [m.model_dump(exclude_none=True) for m in shown.request.messages] == \
+        first["body"]["messages"]
     handle.close()
 
 

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from roundtable_desktop.context.payload import SectionSize
+from roundtable_desktop.context.request_document import render_request, stored_documents
 from roundtable_desktop.domain.calls import ChatRequest
 from roundtable_desktop.domain.events import (
     ActionFinished,
@@ -156,6 +157,21 @@ class SessionProtocol(ModelCaller):
 
     @abstractmethod
     def pending_payloads(self) -> list[PendingPayload]: ...
+
+    def payloads_as_sent(self) -> list[PendingPayload]:
+        """`pending_payloads()` as the client will send them: what its `adapt()` changes
+        (a branch's model and sampling, a `response_format` the endpoint refused) is in
+        the request and its document too. The view shows these: shown is sent."""
+        shown = []
+        for payload in self.pending_payloads():
+            sent = self.client.adapt(payload.request)
+            if sent == payload.request:
+                shown.append(payload)
+                continue
+            document = render_request(sent, payload.layers, stored_documents(sent),
+                                      label=payload.label)
+            shown.append(payload.model_copy(update={"request": sent, "document": document}))
+        return shown
 
     @abstractmethod
     def state_dict(self) -> dict[str, Any]:

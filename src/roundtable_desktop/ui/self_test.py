@@ -184,7 +184,7 @@ class SelfTest:
         handle = window.runner.handle
         if handle is None:
             raise CheckFailed("no meeting started")
-        pending = handle.session.pending_payloads()[0]
+        pending = handle.session.payloads_as_sent()[0]
         view = window.context_view
         await _until(lambda: view.loaded and view.document() == pending.document,
                      view.documentShown, "loading the payload into the context view")

@@ -228,7 +228,7 @@ class ContextView(QWidget):
             self._pending = []
             self._tabs.ended(self._last_step_tabs)
         else:
-            self._pending = handle.session.pending_payloads()
+            self._pending = handle.session.payloads_as_sent()
             self._tabs.follow(self._pending)
             self._tabs.between(self._last_step_tabs)  # only when nothing else is shown
         self._sync()
@@ -450,7 +450,7 @@ class ContextView(QWidget):
         found = _sending(self._pending, event.request)
         handle = self._bridge.handle
         if found is None and handle is not None:  # the state moved since the last refresh
-            found = _sending(handle.session.pending_payloads(), event.request)
+            found = _sending(handle.session.payloads_as_sent(), event.request)
         if found is not None and found.document:
             return found.document
         fields = {**event.request, "purpose": event.purpose, "kind": event.kind}
