@@ -101,3 +101,24 @@ def test_auto_steps_both_sides_until_neither_can_step_alone(qtbot, make_window):
     assert len(comparison.steps) == 2
     assert len(comparison.steps[1].left_calls) == len(comparison.steps[1].right_calls) == 2
     dialog.close()
+
+
+def test_each_side_has_a_context_view_of_the_request_it_sends_next_as_sent(
+        qtbot, make_window):
+    window = make_window()
+    _parent, dialog = _open_compare(qtbot, window)
+    dialog.right_form.model.setText("bigger-model")
+    dialog.start_button.click()
+    comparison = dialog.comparison
+    assert comparison is not None
+    dialog.say.setText("One more thing.")
+    dialog.step_button.click()  # the human seat speaks: both panels have a request next
+    qtbot.waitUntil(lambda: len(comparison.steps) == 1 and not dialog.running,
+                    timeout=WAIT_MS)
+    views = (dialog.left_view, dialog.right_view)
+    qtbot.waitUntil(lambda: all(v.loaded for v in views), timeout=WAIT_MS)
+
+    for view, handle in zip(views, comparison.sides, strict=True):
+        assert view.document() == handle.session.payloads_as_sent()[0].document
+    assert 'data-model="bigger-model"' in str(dialog.right_view.document())
+    assert 'data-model="bigger-model"' not in str(dialog.left_view.document())

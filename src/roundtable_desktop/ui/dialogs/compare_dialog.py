@@ -4,9 +4,11 @@ The user names what differs (each side's model and offline seed), presses Start
 (engine/compare.py makes both branches and stores the comparison), then Step both: the
 same action on both sides at once, a line in "Say to both" going to a human seat on both;
 Auto steps both N times, until neither side can step without a human line.
-Two panes in a splitter show each side's step (its calls' replies and figures, or why it
-did not step, said plainly); the pane under them shows the two requests' difference by
-part (settings, layers, messages). Export report… writes the stored comparison as one
+Two columns in a splitter show each side: its context view (the request it sends next,
+as sent: `payloads_as_sent()`, rendered as the main window's view renders it) over its
+conversation (each step's replies and figures, or why it did not step, said plainly);
+the pane under them shows the two requests' difference by part (settings, layers,
+messages). Export report… writes the stored comparison as one
 HTML page. Work runs as asyncio tasks held here (qasync keeps no reference); closing
 the dialog waits for a step in flight and gives the two sessions' locks back.
 Must not reach into a kind: it uses the compare engine and the stored calls only.
@@ -48,6 +50,7 @@ from roundtable_desktop.engine.session_settings import SessionSettings
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.records import CallRecord
+from roundtable_desktop.ui.context.payload_web_view import PayloadWebView
 from roundtable_desktop.ui.task_set import TaskSet, cancel_and_wait, task_failure
 
 
@@ -108,6 +111,9 @@ class CompareDialog(QDialog):
         self.status.setWordWrap(True)
         self.left_pane, self.right_pane, self.diff_pane = (
             self._pane("compareLeft"), self._pane("compareRight"), self._pane("compareDiff"))
+        self.left_view, self.right_view = PayloadWebView(self), PayloadWebView(self)
+        self.left_view.setObjectName("compareLeftView")
+        self.right_view.setObjectName("compareRightView")
 
         forms = QHBoxLayout()
         forms.addWidget(self.left_form)
@@ -117,8 +123,14 @@ class CompareDialog(QDialog):
                        self.auto_button, self.say, self.export_button):
             controls.addWidget(widget)
         sides = QSplitter(Qt.Orientation.Horizontal)
-        sides.addWidget(self.left_pane)
-        sides.addWidget(self.right_pane)
+        for view, pane in ((self.left_view, self.left_pane), (self.right_view, self.right_pane)):
+            column = QSplitter(Qt.Orientation.Vertical)
+            column.addWidget(view)
+            column.addWidget(pane)
+            column.setStretchFactor(0, 3)
+            column.setStretchFactor(1, 2)
+            column.setSizes([300, 200])  # a web view asks for no height of its own
+            sides.addWidget(column)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(sides)
         split.addWidget(self.diff_pane)
@@ -161,6 +173,7 @@ class CompareDialog(QDialog):
             origin = self.store.branch_origin(handle.session_id)
             changes = "; ".join(origin.changes) if origin and origin.changes else "nothing"
             pane.setPlainText(f"Session {handle.session_id[:8]} · changed: {changes}\n")
+        self._show_next()
         self._say("Both branches are ready: Step both runs the same action on each.")
         self._update_controls()
 
@@ -209,6 +222,7 @@ class CompareDialog(QDialog):
         number = self.at + len(comparison.steps)
         self._show(self.left_pane, number, left, done.left_note)
         self._show(self.right_pane, number, right, done.right_note)
+        self._show_next()
         diffs = [f"Step {number}"]
         for n, (a, b) in enumerate(zip(left, right, strict=False), 1):
             diff = diff_requests(a, b)
@@ -216,7 +230,9 @@ class CompareDialog(QDialog):
             for part in diff.changed():
                 diffs += [f"    {part.part}: {part.state}"] + \
                     [f"      {line}" for line in part.lines[:6]]
-        if len(left) != len(right):
+        if not left and not right:
+            diffs.append("  no request on either side (a human line, or a step with no call)")
+        elif len(left) != len(right):
             diffs.append(f"  the sides made {count_of(len(left), 'call')} and "
                          f"{count_of(len(right), 'call')}: they no longer align call by call")
         self.diff_pane.appendPlainText("\n".join(diffs))
@@ -230,6 +246,16 @@ class CompareDialog(QDialog):
             lines.append(f"{call.label or call.purpose} · {call.model} · {call.status.value}")
             lines.append(call.response_text or "(no text)")
         pane.appendPlainText("\n".join(lines))
+
+    def _show_next(self) -> None:
+        """Each side's context view: the request it sends next, exactly as sent."""
+        if self.comparison is None:
+            return
+        for view, handle in zip((self.left_view, self.right_view), self.comparison.sides,
+                                strict=True):
+            payloads = handle.session.payloads_as_sent()
+            if payloads:
+                view.show_document(payloads[0].document, f"Next: {payloads[0].label}")
 
     # -- plumbing -----------------------------------------------------------------------
     def _say(self, text: str) -> None:
