@@ -2,10 +2,11 @@
 policies, summary.
 
 Session options (the window's hand builder or `run --deck --hand --topic`, through
-SessionContext.options): `deck`, `hand` (ids, a list or "a,b,c"), `topic`,
-`merge_cycles` (1-3, default 2), `mode` ("blitz", the default, or "classical": `run
---mode classical`) and, for classical mode, `max_turns` (default 8) and
-`replan_sentences` (default 3). With none, the scenario's deck deals its demo hand.
+SessionContext.options): `deck`, `hand` (ids, a list or "a,b,c"), `topic`, `rounds`
+(rounds per table, 3-5, default 3), `merge_cycles` (2-3, default 3 for 7+ agents, else
+2), `max_events` (the safety cap, 1-50, default 12), `mode` ("blitz", the default, or
+"classical": `run --mode classical`) and, for classical mode, `max_turns` (default 8)
+and `replan_sentences` (default 3). With none, the scenario's deck deals its demo hand.
 Must not import Qt; only engine/registry.py imports this module.
 """
 
@@ -74,6 +75,12 @@ DEBATE = KindSpec(
         KindOption("deck", "--deck", "the deck of persona cards"),
         KindOption("hand", "--hand", "card ids, comma-separated"),
         KindOption("topic", "--topic", "the topic to debate"),
+        KindOption("rounds", "--rounds", "debate: rounds per table, 3-5 (default 3), a "
+                   "merge after each", type=int, metavar="N"),
+        KindOption("merge_cycles", "--merge-cycles", "debate: merges that reseat the "
+                   "tables, 2-3 (default 3 for 7+ agents, else 2)", type=int, metavar="N"),
+        KindOption("max_events", "--max-events", "debate: the safety cap, at most this "
+                   "many table rounds (default 12)", type=int, metavar="N"),
         KindOption("mode", "--mode", "blitz (table rounds, the default) or classical (turns "
                    "with interruptions)", choices=("blitz", "classical")),
     ),

@@ -28,6 +28,7 @@ from roundtable_desktop.kinds.debate.context import (
     positions_lines,
     rank_anchors,
 )
+from roundtable_desktop.kinds.debate.merge_groups import candidate_groups
 from roundtable_desktop.kinds.debate.state import (
     Agent,
     AgentAnswer,
@@ -151,11 +152,18 @@ def merge_request(state: DebateState, snapshot: PromptSnapshot, model: str,
                   round_index: int) -> Built:
     layers = [snapshot.filled("merge")]
     boards = "\n\n".join(table_blackboard(state, t, round_index) for t in state.tables)
-    open_cruxes = [f"- {c.id} [{c.claim}] {c.text}" for c in state.cruxes if not c.resolved]
+    known = [f"- {c.id} [{c.claim}] {c.text}{' (resolved)' if c.resolved else ''}"
+             for c in state.cruxes]
+    record = next((r for r in state.rounds if r.index == round_index), None)
+    groups = candidate_groups(state, record) if record is not None else []
+    grouped = [f"- group {i + 1}{' (like ' + ', '.join(ids) + ')' if ids else ''}: "
+               + " || ".join(texts) for i, (texts, ids) in enumerate(groups)]
     user = "\n".join([
         f"TOPIC: {state.topic}", "CLAIMS:", *claims_lines(state.claims), "",
-        f"KNOWN CRUXES BEFORE ROUND {round_index}:", *(open_cruxes or ["- (none)"]), "",
+        f"KNOWN CRUXES BEFORE ROUND {round_index}:", *(known or ["- (none)"]), "",
         f"TABLE BLACKBOARDS OF ROUND {round_index}:", boards, "",
+        "RAISED CRUXES PRE-GROUPED BY SIMILAR WORDING (a hint; you decide):",
+        *(grouped or ["- (none raised)"]), "",
         "Merge them now."])
     return json_request(model, MERGE, layers, user, MergeReply), layers
 

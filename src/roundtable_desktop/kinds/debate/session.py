@@ -2,10 +2,12 @@
 
 Steps, each one action (next_step() gives it; Auto and the headless driver follow it):
 `claims` (one call), `stances` (agent x claim, all at once), `round` (every agent of
-every table at once, each from the state after the previous round), `merge` (one call,
-then ranking, the merged blackboard, reseating, coverage), repeated for `merge_cycles`
-unless the stop conditions end it sooner, then `final` (3-5 representatives on the
-merged blackboard) and `map` (the disagreement map). `deal` re-deals the hand before the
+every table at once, each from the state after the previous round), `merge` (one call:
+the model-assisted crux dedupe, then ranking, the merged blackboard, reseating by
+affinity at the first `merge_cycles` merges, coverage after every merge), repeated for
+`rounds_per_table` rounds (default 3) unless a stop condition (converged, diverged, the
+event cap `max_events`) ends it sooner, then `final` (3-5 representatives on the merged
+blackboard) and `map` (the disagreement map). `deal` re-deals the hand before the
 claims are drawn. All model replies go through the shared structured path (one repair).
 In classical mode (state.mode, kinds/debate/classical/session.py) the rounds and merges are
 replaced by `turn` steps: plans, a streamed speech that may be cut off, an update.
@@ -76,7 +78,6 @@ from roundtable_desktop.kinds.debate.state import (
 from roundtable_desktop.kinds.debate.summary import debate_summary, result_sentence
 from roundtable_desktop.kinds.debate.tables import (
     assign_tables,
-    claim_cruxes,
     rank_cruxes,
     representatives,
 )
@@ -230,8 +231,7 @@ class DebateSession(SessionProtocol):
                  enumerate((a, c) for a in s.agents for c in s.claims)}
         s.stances.sort(key=lambda x: (x.round, order.get((x.agent, x.claim), 0)))
         self.retrieval.index_messages()  # the initial reasons: past messages from round 1
-        claim_cruxes(s)
-        s.tables = assign_tables(s)
+        s.tables = assign_tables(s)  # by the disputed claims: no crux is named yet
         record_metrics(s, 0)
         self.emit(StateChanged(part="tables"))
         self.emit(StateChanged(part="metrics"))
@@ -246,12 +246,9 @@ class DebateSession(SessionProtocol):
         """Every agent's request for the next round, all built before any is sent."""
         s, snap = self.state, self.snapshot()
         index = len(s.rounds) + 1
-        calls, seen = [], set()
+        calls = []
         for table in s.tables:
-            for agent in table.agents:
-                if agent in seen:
-                    continue  # an agent seated at two tables answers once
-                seen.add(agent)
+            for agent in table.agents:  # each agent sits at exactly one table
                 calls.append((agent, table.id, answer_request(
                     s, snap, self.model, s.agent(agent), table, index, final)))
         return calls

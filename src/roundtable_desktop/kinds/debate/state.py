@@ -99,10 +99,14 @@ class AgentAnswer(BaseModel):
 
 
 class MergedCrux(BaseModel):
+    """One distinct crux after the dedupe: `same_as` names the known crux it is (its id),
+    or is empty for a new one; `merged_from` lists the raised texts it stands for."""
+
     model_config = ConfigDict(extra="ignore")
 
     claim: str = Field(default="", max_length=20)
     text: str = Field(min_length=3, max_length=300)
+    same_as: str = Field(default="", max_length=20)
     merged_from: list[str] = Field(default_factory=list)
 
 
@@ -251,6 +255,9 @@ class MergeRecord(BaseModel):
     disagreement: list[str] = Field(default_factory=list)
     tables: list[Table] = Field(default_factory=list)
     uncovered: list[str] = Field(default_factory=list)
+    raised: int = 0  # cruxes the agents raised this round
+    new_cruxes: list[str] = Field(default_factory=list)  # crux ids this merge added
+    reshuffled: bool = False  # the tables were reseated by affinity (a merge cycle)
     failed: str = ""
 
 
@@ -307,8 +314,11 @@ class DebateState(BaseModel):
     phase: Phase = "claims"
     mode: Mode = "blitz"
     classical: ClassicalState | None = None  # set when mode is "classical"
-    merge_cycles: int = 2
+    rounds_per_table: int = 3  # table rounds before the final table, a merge after each
+    merge_cycles: int = 2  # merges that reseat the tables by affinity (3 for 7+ agents)
+    max_events: int = 12  # the safety cap: table rounds at most (each with its merge)
     final_rounds: int = 1
+    next_crux: int = 1  # the number of the next crux id (ids are never reused)
     stop_reason: str = ""
     stop_detail: str = ""
     budget: ContextBudget = Field(default_factory=ContextBudget)
