@@ -111,8 +111,7 @@ def test_a_hand_dealt_from_the_cards_plays_offline_to_the_map_the_end_panel_show
         f"{converged} converged, {len(state.outcomes) - converged} split"
     assert panel.headline_text() == debate_ended(window.bridge.summary(), "Debate",
                                                  window.call_count())
-    assert panel.headline_text().startswith(("Stopped after 2 merge cycles, in ",
-                                              "Stopped at the cap of 2 merge cycles, in "))
+    assert panel.headline_text().startswith("Stopped after 3 merge cycles, in ")
     titles = panel.item_titles()
     assert titles[:len(state.outcomes)] == [f"{o.claim} {o.status}" for o in state.outcomes]
     assert "Crux" in titles

@@ -44,7 +44,8 @@ from roundtable_desktop.engine.payloads import chat_payload
 from roundtable_desktop.engine.structured_call import StructuredResult, call_structured
 from roundtable_desktop.kinds.debate.classical.session import TURN, play_turn, turn_payloads
 from roundtable_desktop.kinds.debate.context import next_exchange
-from roundtable_desktop.kinds.debate.deck import load_deck, validate_hand
+from roundtable_desktop.kinds.debate.deck import load_deck
+from roundtable_desktop.kinds.debate.hand import agents_from, resolve_hand
 from roundtable_desktop.kinds.debate.merge import apply_answer, apply_merge, final_table
 from roundtable_desktop.kinds.debate.progress import (
     outcomes,
@@ -62,7 +63,6 @@ from roundtable_desktop.kinds.debate.requests import (
     stance_request,
 )
 from roundtable_desktop.kinds.debate.retrieval.search import DebateRetrieval
-from roundtable_desktop.kinds.debate.setup import agents_of
 from roundtable_desktop.kinds.debate.state import (
     AgentAnswer,
     AgentStance,
@@ -99,8 +99,8 @@ CLASSICAL_STEPS = (CLAIMS, STANCES, TURN, MAP)
 
 
 class DealParams(BaseModel):
-    """The params of `deal`: the card ids of the hand (none: the deck's own choice);
-    the action's text is the topic."""
+    """The params of `deal`: the cards of the hand, each an id of the debate's deck or
+    "deck/id" of another deck (kinds/debate/hand.py); the action's text is the topic."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -178,8 +178,8 @@ class DebateSession(SessionProtocol):
         s = self.state
         deck = load_deck(s.deck)
         cards = read_params(DealParams, action.params, "Deal a hand").cards
-        hand = validate_hand(deck, cards, action.text or s.topic)
-        s.agents, s.topic = agents_of(deck, hand.cards), hand.topic
+        pairs, s.topic = resolve_hand(deck, cards, action.text or s.topic)
+        s.agents = agents_from(pairs)
         self.emit(StateChanged(part="hand", detail=",".join(a.id for a in s.agents)))
 
     def snapshot(self) -> PromptSnapshot:

@@ -18,8 +18,8 @@ from roundtable_desktop.kinds.debate.deck import (
     deck_names,
     load_deck,
     parse_hand_ids,
-    validate_hand,
 )
+from roundtable_desktop.kinds.debate.hand import LARGE_HAND, agents_from, resolve_hand
 from roundtable_desktop.kinds.debate.state import Agent, DebateState
 
 ROUNDS_PER_TABLE = (3, 5)  # the seed's round budget per table
@@ -30,8 +30,7 @@ MAX_TURNS = 60
 
 
 def agents_of(deck: Deck, cards: list[Contract]) -> list[Agent]:
-    return [Agent(id=c.id, name=c.name, handle=c.handle, suite=c.suite,
-                  avatar=str(deck.avatar_path(c)), contract=c) for c in cards]
+    return agents_from([(deck, c) for c in cards])
 
 
 def deck_for(scenario: str, options: Mapping[str, Any]) -> Deck:
@@ -79,9 +78,9 @@ def new_state(scenario: str, options: Mapping[str, Any]) -> DebateState:
     deck = deck_for(scenario, options)
     ids = parse_hand_ids(options.get("hand")) or deck.demo_hand
     topic = str(options.get("topic") or deck.demo_topic or deck.topic_hint)
-    hand = validate_hand(deck, ids, topic)
-    state = DebateState(deck=deck.name, deck_title=deck.title, topic=hand.topic,
-                        agents=agents_of(deck, hand.cards))
+    pairs, topic = resolve_hand(deck, ids, topic, most=LARGE_HAND)
+    state = DebateState(deck=deck.name, deck_title=deck.title, topic=topic,
+                        agents=agents_from(pairs))
     schedule(state, options)
     mode = str(options.get("mode") or "blitz").strip().lower()
     if mode not in MODES:

@@ -188,6 +188,7 @@ class Agent(BaseModel):
     handle: str
     suite: str
     avatar: str  # the PNG's path (absolute when dealt from a bundled deck)
+    deck: str = ""  # the card's deck (a hand may mix decks; "" in older sessions)
     contract: Contract
 
 
