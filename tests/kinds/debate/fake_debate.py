@@ -15,6 +15,7 @@ from roundtable_desktop.kinds.debate.session import DebateSession
 from roundtable_desktop.kinds.debate.setup import new_state
 from roundtable_desktop.llm.embeddings import NoEmbeddings
 from roundtable_desktop.llm.openai_compat import OpenAICompatClient
+from roundtable_desktop.sources.mcp_client import McpConnection
 from tests.fakes.openai_fixture import FakeOpenAI
 from tests.kinds.debate.conftest import AI_SIX, TOPIC
 
@@ -44,15 +45,27 @@ def answer(payload: PendingPayload, sides: dict[str, str], cruxes: list[dict[str
 
 
 def play(fake: FakeOpenAI, replier: Replier, *, hand: list[str] | None = None,
-         until: str | None = None, parallel: int = 8, **options: Any
+         until: str | None = None, parallel: int = 1, mcp_url: str = "",
+         tool_timeout_s: float | None = None, **options: Any
          ) -> tuple[DebateSession, list[Event]]:
+    """The debate played to its end (or phase `until`); `mcp_url`: an MCP server the
+    user connected, attached before the first step (connected and closed in one task).
+    The server answers in the order requests arrive, so one call at a time (`parallel`
+    1) is what makes each scripted reply reach the agent it was made for."""
     client = OpenAICompatClient(fake.base_url, "sk-test", no_embeddings=NoEmbeddings())
-    state = new_state("ai-regulation", {"hand": hand or AI_SIX, "topic": TOPIC, **options})
+    state = new_state("ai-regulation", {"hand": hand or AI_SIX, "topic": TOPIC,
+                                        "bundled_tools": False, **options})
     session = DebateSession(state, client=client, model="fake", parallel=parallel)
+    if tool_timeout_s is not None:
+        session.tools.timeout_s = tool_timeout_s
     events: list[Event] = []
     session.bus.subscribe(events.append)
 
     async def go() -> None:
+        connection = McpConnection() if mcp_url else None
+        if connection is not None:
+            await connection.connect(mcp_url)
+            session.attach_mcp(connection)
         try:
             for _ in range(40):
                 if session.ended or session.state.phase == until:
@@ -64,6 +77,8 @@ def play(fake: FakeOpenAI, replier: Replier, *, hand: list[str] | None = None,
                 assert await session.perform(session.next_step())
             await session.aclose()
         finally:
+            if connection is not None:
+                await connection.disconnect()
             await client.aclose()
 
     asyncio.run(go())
@@ -80,4 +95,16 @@ def sent_bodies(fake: FakeOpenAI, purpose_word: str) -> list[str]:
         messages = (data or {}).get("messages", [])
         if messages and purpose_word in messages[0].get("content", ""):
             found.append(messages[-1]["content"])
+    return found
+
+
+def sent_systems(fake: FakeOpenAI, purpose_word: str) -> list[str]:
+    """The system prompts of the chat requests the server received holding
+    `purpose_word` (e.g. "## TOOL OUTPUTS"), in the order received."""
+    found = []
+    for request in fake.requests():
+        body = request.get("body")
+        messages = (body or {}).get("messages", []) if isinstance(body, dict) else []
+        if messages and purpose_word in messages[0].get("content", ""):
+            found.append(messages[0]["content"])
     return found

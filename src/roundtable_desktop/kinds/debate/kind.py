@@ -22,6 +22,7 @@ from roundtable_desktop.engine.spec import (
     StoredKind,
 )
 from roundtable_desktop.kinds.debate.classical.offline import CLASSICAL_POLICIES
+from roundtable_desktop.kinds.debate.data_command import SERVE_DEBATE_DATA
 from roundtable_desktop.kinds.debate.deck import DeckError, deck_names, load_deck
 from roundtable_desktop.kinds.debate.offline import POLICIES
 from roundtable_desktop.kinds.debate.persona_build.offline import POLICIES as PERSONA_POLICIES
@@ -81,9 +82,11 @@ DEBATE = KindSpec(
                    "tables, 2-3 (default 3 for 7+ agents, else 2)", type=int, metavar="N"),
         KindOption("max_events", "--max-events", "debate: the safety cap, at most this "
                    "many table rounds (default 12)", type=int, metavar="N"),
+        KindOption("tool_calls", "--tool-calls", "debate: tool calls an agent may make a "
+                   "turn, 0-5 (default 2)", type=int, metavar="N"),
         KindOption("mode", "--mode", "blitz (table rounds, the default) or classical (turns "
                    "with interruptions)", choices=("blitz", "classical")),
     ),
-    commands=(PERSONAS,),
+    commands=(PERSONAS, SERVE_DEBATE_DATA),
     stored_kinds=(StoredKind(BUILD_KIND, stored_build_summary, PERSONA_POLICIES),),
 )

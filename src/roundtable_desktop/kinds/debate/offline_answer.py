@@ -35,6 +35,7 @@ from roundtable_desktop.kinds.debate.offline_debater import (
     heard,
     next_argument,
 )
+from roundtable_desktop.kinds.debate.offline_pull import tool_requests
 from roundtable_desktop.kinds.debate.offline_reading import (
     Persona,
     board_claims,
@@ -160,5 +161,6 @@ def debate_answer(request: ChatRequest, seed: int) -> str:
     mine = {c.id: board.get((c.id, p.name), ("uncertain", 0.4)) for c in claims}
     return json.dumps({"response": " ".join(sentences),
                        "stances": stances_after(claims, mine, move),
-                       "new_cruxes": cruxes[:5], "flip_triggers": triggers},
+                       "new_cruxes": cruxes[:5], "flip_triggers": triggers,
+                       "tool_requests": tool_requests(system, p, cruxes)},
                       ensure_ascii=False)

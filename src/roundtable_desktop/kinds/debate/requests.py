@@ -117,12 +117,13 @@ def stance_request(state: DebateState, snapshot: PromptSnapshot, model: str, age
 
 # -- an agent's round answer --
 def answer_request(state: DebateState, snapshot: PromptSnapshot, model: str, agent: Agent,
-                   table: Table, round_index: int, final: bool) -> Built:
+                   table: Table, round_index: int, final: bool,
+                   listed: list[tuple[str, str, str]] | None = None) -> Built:
     where = "the final table" if final else f"table {table.id}"
     layers = [
         persona_layer(snapshot, agent),
         snapshot.filled("rules", round=str(round_index), table=where),
-        *agent_context(state, agent, table),
+        *agent_context(state, agent, table, listed),
         snapshot.filled("answer"),
     ]
     ids = ", ".join(c.id for c in state.claims)
@@ -186,10 +187,13 @@ def map_request(state: DebateState, snapshot: PromptSnapshot, model: str) -> Bui
         # The final table's flips: no merge follows it to record them.
         raised += [text for r in state.rounds if r.final for t in r.turns
                    if t.agent == a.id for text in t.flip_triggers if text not in raised]
+        pulled = [f"{p.tool}: {p.citation}" for p in state.pulls
+                  if p.agent == a.id and p.ok and p.citation]
         agents.append(f"- {a.name}: flip conditions: {a.contract.flip_conditions} "
                       f"{' '.join(raised)} | accepts: {'; '.join(p.acceptable)} | rejects: "
                       f"{'; '.join(p.unacceptable)} | horizon: {a.contract.time_horizon} | "
-                      f"pronouns: {a.contract.pronouns}")
+                      f"pronouns: {a.contract.pronouns}"
+                      f"{' | pulled: ' + ' || '.join(pulled) if pulled else ''}")
     outcomes = [f"- {o.claim}: {o.status} ({o.side or 'no side'} {o.share:.0%}, entropy "
                 f"{o.entropy_bits:.2f} bits)" for o in state.outcomes]
     user = "\n".join([

@@ -81,6 +81,7 @@ from roundtable_desktop.kinds.debate.tables import (
     rank_cruxes,
     representatives,
 )
+from roundtable_desktop.kinds.debate.tools import DebateTools
 from roundtable_desktop.llm.client import ChatClient
 
 # Final: each name has its Literal type, so the phases among them are a `Phase`.
@@ -118,6 +119,7 @@ class DebateSession(SessionProtocol):
         self.model = model
         self.provider = provider
         self.retrieval = DebateRetrieval(lambda: self.state, lambda: self.client, self.emit)
+        self.tools = DebateTools(lambda: self.state, self.emit)
 
     # -- what the user may do ---------------------------------------------------------------
     def actions(self) -> list[ActionSpec]:
@@ -247,10 +249,11 @@ class DebateSession(SessionProtocol):
         s, snap = self.state, self.snapshot()
         index = len(s.rounds) + 1
         calls = []
+        listed = self.tools.listed()
         for table in s.tables:
             for agent in table.agents:  # each agent sits at exactly one table
                 calls.append((agent, table.id, answer_request(
-                    s, snap, self.model, s.agent(agent), table, index, final)))
+                    s, snap, self.model, s.agent(agent), table, index, final, listed)))
         return calls
 
     async def _play(self, final: bool) -> RoundRecord | None:
@@ -268,10 +271,15 @@ class DebateSession(SessionProtocol):
                                            layers=layers)
             if result.value is None:
                 s.failures.append(f"{label}: {result.error}")
+            elif result.value.tool_requests:  # run now, while the others still answer
+                await self.tools.run(agent, record.index, result.value.tool_requests)
+                self.emit(StateChanged(part="tools", detail=agent))
             self.emit(StateChanged(part="answer", detail=agent))
             return agent, table, result
 
         results = await asyncio.gather(*(one(a, t, b) for a, t, b in calls))
+        order = {a.id: i for i, a in enumerate(s.agents)}
+        s.pulls.sort(key=lambda p: (p.round, order.get(p.agent, 0)))
         if not any(result.ok for _, _, result in results):
             return None
         for agent, table, result in results:  # applied together, after all have answered
@@ -383,6 +391,15 @@ class DebateSession(SessionProtocol):
 
     async def aclose(self) -> None:
         await self.retrieval.aclose()
+        await self.tools.close()
+
+    def attach_mcp(self, connection: Any) -> bool:
+        """Use a connection's tools (a toolbox: all of its servers) in the agents' turns."""
+        self.tools.attach(connection)
+        return True
+
+    def detach_mcp(self) -> None:
+        self.tools.detach()
 
     def summary(self) -> SessionSummary:
         return debate_summary(self.state)

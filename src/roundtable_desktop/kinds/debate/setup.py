@@ -25,6 +25,7 @@ from roundtable_desktop.kinds.debate.state import Agent, DebateState
 ROUNDS_PER_TABLE = (3, 5)  # the seed's round budget per table
 MERGE_CYCLES = (2, 3)  # the seed's merge cycles (3 by default for 7+ agents)
 MAX_EVENTS = (1, 50)  # the safety cap the user may set
+TOOL_CALLS = (0, 5)  # an agent's tool calls a turn
 MODES = ("blitz", "classical")
 MAX_TURNS = 60
 
@@ -61,14 +62,19 @@ def _within(options: Mapping[str, Any], name: str, bounds: tuple[int, int], defa
 
 def schedule(state: DebateState, options: Mapping[str, Any]) -> None:
     """Rounds per table (3-5, default 3), merge cycles (2-3, default 3 for 7+ agents,
-    else 2) and the event cap (1-50, default 12), each refused in one sentence when out
-    of range."""
+    else 2), the event cap (1-50, default 12) and tool calls a turn (0-5, default 2),
+    each refused in one sentence when out of range; `bundled_tools` false leaves the
+    deck's records server out."""
     state.rounds_per_table = _within(options, "rounds", ROUNDS_PER_TABLE, 3,
                                      "number of rounds per table")
     state.merge_cycles = _within(options, "merge_cycles", MERGE_CYCLES,
                                  3 if len(state.agents) >= 7 else 2,
                                  "number of merge cycles")
     state.max_events = _within(options, "max_events", MAX_EVENTS, 12, "event cap")
+    state.tool_calls = _within(options, "tool_calls", TOOL_CALLS, 2,
+                               "number of tool calls a turn")
+    if "bundled_tools" in options:
+        state.bundled_tools = str(options["bundled_tools"]).lower() not in ("0", "false", "no")
 
 
 def new_state(scenario: str, options: Mapping[str, Any]) -> DebateState:

@@ -87,6 +87,15 @@ class CruxNote(BaseModel):
     text: str = Field(min_length=3, max_length=300)
 
 
+class ToolRequest(BaseModel):
+    """A tool an agent asks to run: its name as listed in TOOL OUTPUTS, its arguments."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    tool: str = Field(min_length=1, max_length=200)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
 class AgentAnswer(BaseModel):
     """One agent's structured contribution to a round."""
 
@@ -96,6 +105,7 @@ class AgentAnswer(BaseModel):
     stances: list[ClaimPosition] = Field(min_length=1)
     new_cruxes: list[CruxNote] = Field(default_factory=list, max_length=5)
     flip_triggers: list[str] = Field(default_factory=list, max_length=5)
+    tool_requests: list[ToolRequest] = Field(default_factory=list, max_length=5)
 
 
 class MergedCrux(BaseModel):
@@ -167,6 +177,7 @@ class LedgerEntry(BaseModel):
     accepts: list[str] = Field(default_factory=list)
     rejects: list[str] = Field(default_factory=list)
     why: str = ""
+    cited: list[str] = Field(default_factory=list)  # what its tool pulls brought, cited
 
 
 class DebateMap(BaseModel):
@@ -244,6 +255,20 @@ class Crux(BaseModel):
     round: int = 0
 
 
+class ToolPull(BaseModel):
+    """One tool call an agent made: what ran, what came back (clipped to its share of the
+    tools budget) or the error line, and the citation of what came back."""
+
+    agent: str
+    round: int
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    ok: bool = True
+    text: str = ""
+    citation: str = ""
+    ms: int = 0
+
+
 class FlipCondition(BaseModel):
     agent: str
     text: str
@@ -306,6 +331,9 @@ class DebateState(BaseModel):
     rounds: list[RoundRecord] = Field(default_factory=list)
     cruxes: list[Crux] = Field(default_factory=list)
     flips: list[FlipCondition] = Field(default_factory=list)
+    pulls: list[ToolPull] = Field(default_factory=list)  # every tool call, in order
+    bundled_tools: bool = True  # the deck's bundled records server (when it has records)
+    tool_calls: int = 2  # per agent per turn
     merges: list[MergeRecord] = Field(default_factory=list)
     metrics: list[MetricPoint] = Field(default_factory=list)
     snapshots: list[DebateSnapshot] = Field(default_factory=list)  # one per table round

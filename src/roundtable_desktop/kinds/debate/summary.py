@@ -117,7 +117,9 @@ def _map_items(state: DebateState) -> list[ResultItem]:
     items += [ResultItem(title=f"Evidence ledger of {e.agent}",
                          detail=f"accepts: {'; '.join(e.accepts) or '-'}; rejects: "
                                 f"{'; '.join(e.rejects) or '-'}"
-                                f"{'; why: ' + e.why if e.why else ''}", by=[e.agent])
+                                f"{'; why: ' + e.why if e.why else ''}"
+                                f"{'; cited: ' + '; '.join(e.cited) if e.cited else ''}",
+                         by=[e.agent])
               for e in m.evidence_ledger]
     items += [ResultItem(title="Resolution path", detail=p) for p in m.resolution_paths]
     return items
