@@ -120,6 +120,7 @@ class DebateSession(SessionProtocol):
         self.provider = provider
         self.retrieval = DebateRetrieval(lambda: self.state, lambda: self.client, self.emit)
         self.tools = DebateTools(lambda: self.state, self.emit)
+        self._tool_runs: list[asyncio.Task[Any]] = []  # a round's tool calls, still running
 
     # -- what the user may do ---------------------------------------------------------------
     def actions(self) -> list[ActionSpec]:
@@ -207,6 +208,8 @@ class DebateSession(SessionProtocol):
 
     async def _stances(self) -> bool:
         s = self.state
+        if s.mode == "blitz":
+            self.tools.warm()  # the deck's records server starts while the stances come
 
         async def one(agent: str, claim: str, built: Built) -> None:
             request, layers = built
@@ -271,15 +274,13 @@ class DebateSession(SessionProtocol):
                                            layers=layers)
             if result.value is None:
                 s.failures.append(f"{label}: {result.error}")
-            elif result.value.tool_requests:  # run now, while the others still answer
-                await self.tools.run(agent, record.index, result.value.tool_requests)
-                self.emit(StateChanged(part="tools", detail=agent))
+            elif result.value.tool_requests:  # run now; the merge waits for them
+                self._tool_runs.append(asyncio.ensure_future(
+                    self.tools.run(agent, record.index, result.value.tool_requests)))
             self.emit(StateChanged(part="answer", detail=agent))
             return agent, table, result
 
         results = await asyncio.gather(*(one(a, t, b) for a, t, b in calls))
-        order = {a.id: i for i, a in enumerate(s.agents)}
-        s.pulls.sort(key=lambda p: (p.round, order.get(p.agent, 0)))
         if not any(result.ok for _, _, result in results):
             return None
         for agent, table, result in results:  # applied together, after all have answered
@@ -301,13 +302,25 @@ class DebateSession(SessionProtocol):
         self.retrieval.index_messages()  # the speech: FTS now, vectors in the background
         return ok
 
+    async def settle_tools(self) -> None:
+        """Wait for the last round's tool calls (each ends by its deadline) and keep
+        their pulls in the hand's order."""
+        runs, self._tool_runs = self._tool_runs, []
+        if runs:
+            await asyncio.gather(*runs, return_exceptions=True)
+            order = {a.id: i for i, a in enumerate(self.state.agents)}
+            self.state.pulls.sort(key=lambda p: (p.round, order.get(p.agent, 0)))
+            self.emit(StateChanged(part="tools"))
+
     async def _merge(self) -> bool:
         s = self.state
         record = s.rounds[-1]
         request, layers = merge_request(s, self.snapshot(), self.model, record.index)
-        result = await call_structured(self, None, request, MergeReply,
-                                       label=f"merge after round {record.index}",
-                                       layers=layers)
+        # The tools run beside the merge call: the next round's requests read both.
+        result, _ = await asyncio.gather(
+            call_structured(self, None, request, MergeReply,
+                            label=f"merge after round {record.index}", layers=layers),
+            self.settle_tools())
         apply_merge(s, record, result.value, result.error)
         event = s.table_rounds()
         record_metrics(s, event)
@@ -327,7 +340,9 @@ class DebateSession(SessionProtocol):
 
     async def _final(self) -> bool:
         s = self.state
-        if await self._play(final=True) is None:
+        played = await self._play(final=True)
+        await self.settle_tools()  # the map reads what the final table pulled
+        if played is None:
             return False
         done = sum(1 for r in s.rounds if r.final)
         record_metrics(s, s.table_rounds() + done)
@@ -391,6 +406,7 @@ class DebateSession(SessionProtocol):
 
     async def aclose(self) -> None:
         await self.retrieval.aclose()
+        await self.settle_tools()
         await self.tools.close()
 
     def attach_mcp(self, connection: Any) -> bool:

@@ -3,7 +3,8 @@ context source 5, "tool outputs").
 
 Two kinds of server: the deck's bundled records server (data_server.py, run as the app's
 own `serve-debate-data` command over stdio, started on the first call to it) and the
-servers the user connected (Settings or `--mcp-config`, attached with `attach`). An
+servers the user connected (Settings or `--mcp-config`, attached with `attach`); the
+session warms the bundled one up while the stances are taken (`warm`). An
 agent asks for tools in its answer (`tool_requests`); after its answer the engine runs
 at most `state.tool_calls` of them (the rest are refused with a line saying so), each
 with a deadline, and keeps each as a ToolPull: the text clipped to its share of the
@@ -16,6 +17,7 @@ the connected servers' tools. Must not import Qt or the MCP SDK.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -84,6 +86,7 @@ class DebateTools:
         self.timeout_s = timeout_s
         self._bundled_tried = False
         self._lock = asyncio.Lock()
+        self._warming: asyncio.Task[None] | None = None
 
     # -- what the agents see -------------------------------------------------------------
     def bundled(self) -> bool:
@@ -118,7 +121,17 @@ class DebateTools:
         self.toolbox.drop_unowned()
         self._emit(StateChanged(part="tools", detail=self.toolbox.status))
 
+    def warm(self) -> None:
+        """Start the bundled server in the background (it takes a second or two), so the
+        first tool call of a round does not wait for it."""
+        if self.bundled() and not self._bundled_tried and self._warming is None:
+            self._warming = asyncio.ensure_future(self._start_bundled())
+
     async def close(self) -> None:
+        if self._warming is not None and not self._warming.done():
+            self._warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._warming
         await self.toolbox.close()
 
     async def _start_bundled(self) -> None:
