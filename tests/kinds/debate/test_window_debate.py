@@ -123,7 +123,7 @@ def test_a_hand_dealt_from_the_cards_plays_offline_to_the_map_the_end_panel_show
 def test_after_the_map_the_game_room_holds_the_whole_map_in_the_results_words(
     qtbot, make_window
 ):
-    """One played debate, two readings (a debate to its map takes a while offscreen)."""
+    """One played debate, three readings (a debate to its map takes a while offscreen)."""
     window = make_window(start=False)
     start_debate(qtbot, window)
     play_to_the_map(qtbot, window)
@@ -139,6 +139,12 @@ def test_after_the_map_the_game_room_holds_the_whole_map_in_the_results_words(
         assert any(line.startswith(part) for line in lines), part
     # A claim's outcome beside how the debate stopped: one result, never "diverged".
     assert "merge cycle" in room.outcome.text() and "diverged" not in room.outcome.text()
+    # The sidebar's Tools tab: every call of the deck's records server, with its citation.
+    pulls = window.runner.handle.session.state.pulls
+    tools = room.tool_lines()
+    assert len(tools) == len(pulls) > 0 and room.tabs.tabText(3) == f"Tools ({len(pulls)})"
+    cited = next(p for p in pulls if p.citation)
+    assert any(f"cited: {cited.citation}" in line for line in tools)
 
 
 def test_a_rounds_answers_stream_side_by_side_each_into_its_agents_column(

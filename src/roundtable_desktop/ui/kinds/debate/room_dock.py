@@ -1,8 +1,8 @@
 """The debate's game room sidebar: what to do next, the claim selector (it drives the
 polygon's shading), where the selected claim stands, its metrics over time, the crux
-list, every agent's flip conditions and, once drawn, the whole disagreement map (every
-item of the debate's result, as the exports have it; the end panel shows the few that
-matter most).
+list, every agent's flip conditions, once drawn, the whole disagreement map (every item
+of the debate's result, as the exports have it; the end panel shows the few that matter
+most), and every tool call with what came back and its citation (or its error line).
 
 Metrics (pyqtgraph): stance entropy (bits) and confidence-weighted distance per event
 (0: the initial stances, then each table round and the final table) for the selected
@@ -83,6 +83,10 @@ class DebateRoomDock(DebateDock):
         self.map_list.setObjectName("debateMapList")
         self.map_list.setWordWrap(True)
         self.tabs.addTab(self.map_list, "Map")
+        self.tool_list = QListWidget()
+        self.tool_list.setObjectName("debateToolList")
+        self.tool_list.setWordWrap(True)
+        self.tabs.addTab(self.tool_list, "Tools")
 
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -118,6 +122,9 @@ class DebateRoomDock(DebateDock):
     def flip_lines(self) -> list[str]:
         return [self.flips.item(i).text() for i in range(self.flips.count())]
 
+    def tool_lines(self) -> list[str]:
+        return [self.tool_list.item(i).text() for i in range(self.tool_list.count())]
+
     def map_lines(self) -> list[str]:
         return [self.map_list.item(i).text() for i in range(self.map_list.count())]
 
@@ -136,6 +143,7 @@ class DebateRoomDock(DebateDock):
             self.cruxes.clear()
             self.flips.clear()
             self.map_list.clear()
+            self.tool_list.clear()
             return
         self._fill_claims(state)
         claim = focused_claim(state, self.focus)
@@ -144,6 +152,7 @@ class DebateRoomDock(DebateDock):
         self._fill_cruxes(state, claim)
         self._fill_flips(state)
         self._fill_map(state)
+        self._fill_tools(state)
 
     def _fill_claims(self, state: DebateState) -> None:
         fill_claim_combo(self.claim_combo, state, self.focus)
@@ -253,6 +262,27 @@ class DebateRoomDock(DebateDock):
             by = f" — by {', '.join(item.by)}" if item.by else ""
             self.map_list.addItem(f"{item.title}\n   {item.detail}{by}")
         self.tabs.setTabText(2, f"Map ({len(result.items)})")
+
+    def _fill_tools(self, state: DebateState) -> None:
+        """Every tool call: who, which tool with what, and what came back with its
+        citation, or the error line."""
+        names = {a.id: a.name for a in state.agents}
+        self.tool_list.clear()
+        for p in state.pulls:
+            query = ", ".join(f"{v}" for v in p.arguments.values())[:80]
+            head = f"round {p.round} · {names.get(p.agent, p.agent)} · {p.tool}({query})"
+            if p.ok:
+                first = next((line for line in p.text.splitlines()[1:] if line), p.text)
+                cited = f"cited: {p.citation}" if p.citation else "nothing cited"
+                self.tool_list.addItem(f"{head}\n   {cited}\n   {first[:300]}")
+                self.tool_list.item(self.tool_list.count() - 1).setToolTip(
+                    plain_tooltip(p.text))
+            else:
+                self.tool_list.addItem(f"{head}\n   ✗ {p.text}")
+        if not state.pulls:
+            self.tool_list.addItem("No tool has run yet: the agents call them when a "
+                                   "dispute turns on a fact.")
+        self.tabs.setTabText(3, f"Tools ({len(state.pulls)})")
 
     # -- events and theme -----------------------------------------------------------------
     def on_event(self, event: object) -> None:
