@@ -208,8 +208,7 @@ class DebateSession(SessionProtocol):
 
     async def _stances(self) -> bool:
         s = self.state
-        if s.mode == "blitz":
-            self.tools.warm()  # the deck's records server starts while the stances come
+        self.tools.warm()  # the deck's records server starts while the stances come
 
         async def one(agent: str, claim: str, built: Built) -> None:
             request, layers = built
