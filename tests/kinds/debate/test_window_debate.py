@@ -139,6 +139,9 @@ def test_after_the_map_the_game_room_holds_the_whole_map_in_the_results_words(
         assert any(line.startswith(part) for line in lines), part
     # A claim's outcome beside how the debate stopped: one result, never "diverged".
     assert "merge cycle" in room.outcome.text() and "diverged" not in room.outcome.text()
+    # The schedule and the cap are in sight.
+    assert room.schedule.text() == ("Round 3 of 3 per table, a merge after each; tables "
+                                    "reseated at 2 merges; at most 12 events (the cap).")
     # The sidebar's Tools tab: every call of the deck's records server, with its citation.
     pulls = window.runner.handle.session.state.pulls
     tools = room.tool_lines()

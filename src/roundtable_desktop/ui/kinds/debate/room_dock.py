@@ -63,6 +63,7 @@ class DebateRoomDock(DebateDock):
         self.claim_combo.setMinimumContentsLength(10)
         self.claim_text = _label("debateClaimText")
         self.outcome = _label("debateClaimOutcome")
+        self.schedule = _label("debateSchedule")  # rounds, merge cycles, the event cap
         self.entropy_plot = _plot("debateEntropyPlot")
         self.distance_plot = _plot("debateDistancePlot")
         self.entropy_curve = self.entropy_plot.plot([], [])
@@ -95,6 +96,7 @@ class DebateRoomDock(DebateDock):
         layout.addWidget(self.claim_combo)
         layout.addWidget(self.claim_text)
         layout.addWidget(self.outcome)
+        layout.addWidget(self.schedule)
         layout.addWidget(self.plot_legend)
         plots = QHBoxLayout()
         plots.addWidget(_headed("Stance entropy (bits)", self.entropy_plot), 1)
@@ -137,7 +139,7 @@ class DebateRoomDock(DebateDock):
         self.next_label.setText(next_sentence(state, specs, running=self.running(),
                                               read_only=self.bridge.read_only))
         if state is None:
-            for widget in (self.claim_text, self.outcome):
+            for widget in (self.claim_text, self.outcome, self.schedule):
                 widget.clear()
             self.claim_combo.clear()
             self.cruxes.clear()
@@ -146,6 +148,7 @@ class DebateRoomDock(DebateDock):
             self.tool_list.clear()
             return
         self._fill_claims(state)
+        self.schedule.setText(schedule_words(state))
         claim = focused_claim(state, self.focus)
         self._show_claim(state, claim)
         self._draw(state, claim)
@@ -302,6 +305,16 @@ class DebateRoomDock(DebateDock):
     def _on_theme_changed(self) -> None:
         self._follow_palette()
         self.refresh()
+
+
+def schedule_words(state: DebateState) -> str:
+    """"Round 1 of 3 per table, a merge after each; tables reseated at 2 merges; at
+    most 12 events" (blitz), "" in classical mode (its turn cap says the same)."""
+    if state.mode != "blitz":
+        return ""
+    return (f"Round {state.table_rounds()} of {state.rounds_per_table} per table, a merge "
+            f"after each; tables reseated at {count_of(state.merge_cycles, 'merge')}; "
+            f"at most {count_of(state.max_events, 'event')} (the cap).")
 
 
 def _plot(name: str) -> pg.PlotWidget:
