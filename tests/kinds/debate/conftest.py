@@ -28,8 +28,10 @@ def debate_policies() -> OfflinePolicies:
 
 def make_session(client=None, *, deck: str = "ai-regulation", hand=None,
                  topic: str = TOPIC, parallel: int = 8, **options) -> DebateSession:
+    # The deck's records server is left out unless asked for (it is a process per
+    # debate): the tests of tools start it (test_tools_*.py).
     state = new_state(deck, {"deck": deck, "hand": hand or AI_SIX, "topic": topic,
-                             **options})
+                             "bundled_tools": False, **options})
     return DebateSession(state, client=client or OfflineClient(delay_s=0,
                                                                policies=debate_policies()),
                          parallel=parallel)

@@ -51,7 +51,7 @@ def test_a_hand_of_two_is_refused_with_one_sentence(tmp_path, capsys):
     code = main(["run", "--kind", "debate", "--offline", "--db", str(tmp_path / "d.sqlite3"),
                  "--hand", "mara-okafor,dev-lindqvist"])
     assert code == 2
-    assert "A hand is 3-8 cards" in capsys.readouterr().err
+    assert "A hand is 3-16 cards" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("fmt", ["html", "md", "json"])

@@ -1,5 +1,6 @@
 """Convergence figures per claim on hand-computed tables, crux sides computed per agent,
-and seating: 3-6 agents at one table, 7-8 at two tables of four with every crux covered."""
+and seating: 3-6 agents at one table, 7 or more at tables of 4-6 (7: 4 + 3), each agent at
+one table, by crux affinity with every crux covered."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from roundtable_desktop.kinds.debate.deck import load_deck
 from roundtable_desktop.kinds.debate.progress import outcomes, record_metrics
 from roundtable_desktop.kinds.debate.setup import agents_of
-from roundtable_desktop.kinds.debate.state import AgentStance, Claim, Crux, DebateState
+from roundtable_desktop.kinds.debate.state import AgentStance, Claim, Crux, DebateState, Table
 from roundtable_desktop.kinds.debate.tables import (
     assign_tables,
     covers,
@@ -113,22 +114,56 @@ def _split_state(n: int) -> DebateState:
     return state
 
 
+@pytest.mark.parametrize(("n", "sizes"), [(7, [4, 3]), (8, [4, 4]), (9, [5, 4]),
+                                           (11, [6, 5]), (12, [4, 4, 4]), (16, [4, 4, 4, 4])])
+def test_seven_or_more_agents_sit_at_tables_of_four_to_six_each_agent_once(n, sizes):
+    state = state_with(n, {"c1": [("pro", 0.8), ("con", 0.7)] * (n // 2) + [("pro", 0.5)]})
+    tables = assign_tables(state)
+    assert [len(t.agents) for t in tables] == sizes
+    seated = [a for t in tables for a in t.agents]
+    assert sorted(seated) == sorted(a.id for a in state.agents)  # each exactly once
+
+
 @pytest.mark.parametrize("n", [7, 8])
-def test_seven_or_eight_agents_split_into_tables_of_four_covering_every_crux(n):
+def test_the_seating_covers_every_crux(n):
     state = _split_state(n)
     tables = assign_tables(state)
-    assert [len(t.agents) for t in tables] == [4, 4]
-    seated = {a for t in tables for a in t.agents}
-    assert seated == {a.id for a in state.agents}
     assert uncovered(tables, state.cruxes) == []
     for crux in state.cruxes:
         assert any(covers(t.agents, crux) for t in tables)
 
 
-def test_seven_agents_share_one_bridge_agent_between_the_tables():
-    state = _split_state(7)
-    first, second = assign_tables(state)
-    assert len(set(first.agents) & set(second.agents)) == 1
+def test_agents_opposed_on_the_heaviest_crux_share_a_table():
+    # 8 agents: four pro and four con on c1; every table must hold both sides.
+    state = state_with(8, {"c1": [("pro", 0.9)] * 4 + [("con", 0.9)] * 4})
+    state.cruxes = [Crux(id="x1", text="a", claim="c1", tables=[1])]
+    rank_cruxes(state)
+    for table in assign_tables(state):
+        assert set(table.agents) & set(state.cruxes[0].pro)
+        assert set(table.agents) & set(state.cruxes[0].con)
+
+
+def test_a_merge_that_does_not_reshuffle_moves_agents_only_to_cover_a_crux():
+    state = _split_state(8)
+    ids = [a.id for a in state.agents]
+    # Both c1 con agents (the last two) at table 2 with no c1 pro agent: x1 is uncovered.
+    current = [Table(id=1, agents=ids[:4]), Table(id=2, agents=ids[4:])]
+    assert uncovered(current, state.cruxes)
+    tables = assign_tables(state, current, reshuffle=False)
+    assert uncovered(tables, state.cruxes) == []
+    moved = sum(1 for before, after in zip(current, tables, strict=True)
+                for a in after.agents if a not in before.agents)
+    assert moved == 2  # one swap
+
+
+def test_before_any_crux_the_disputed_claims_seat_the_tables_and_stay_claims():
+    state = state_with(8, {"c1": [("pro", 0.9)] * 4 + [("con", 0.9)] * 4,
+                           "c2": [("pro", 0.9)] * 8})
+    tables = assign_tables(state)
+    assert state.cruxes == []
+    for table in tables:
+        sides = {state.latest_stance(a, "c1").stance for a in table.agents}
+        assert sides == {"pro", "con"}
 
 
 def test_the_final_table_has_three_to_five_representatives_with_each_side_heard():
@@ -138,3 +173,12 @@ def test_the_final_table_has_three_to_five_representatives_with_each_side_heard(
     assert 3 <= len(reps) <= 5
     for crux in state.cruxes:
         assert set(reps) & set(crux.pro) and set(reps) & set(crux.con)
+
+
+def test_the_final_table_takes_one_strongest_voice_per_table_up_to_five():
+    state = state_with(16, {"c1": [("pro", 0.6), ("con", 0.6)] * 8})
+    state.tables = assign_tables(state)
+    reps = representatives(state)
+    assert len(state.tables) == 4 and 4 <= len(reps) <= 5
+    for table in state.tables:
+        assert set(reps) & set(table.agents)

@@ -53,8 +53,9 @@ def test_the_result_is_one_sentence_with_the_converged_claims_first(played):
 
     assert result_sentence(state) == (
         f"{stopped_words(state)}: {', '.join(outcome_words(o) for o in ordered)}.")
-    assert stopped_words(state).startswith(("Stopped after 2 merge cycles",
-                                            "Stopped at the cap of 2 merge cycles"))
+    assert stopped_words(state).startswith(("Stopped after 3 merge cycles",
+                                            "Stopped after 2 merge cycles",
+                                            "Stopped after 1 merge cycle"))
 
 
 def test_each_claims_item_is_titled_with_the_words_of_the_sentence(played):

@@ -33,11 +33,12 @@ def test_the_steps_run_in_order_to_the_map(events_of):
     while not session.ended:
         phases.append(session.next_step().id)
         assert asyncio.run(session.perform(session.next_step()))
-    assert phases == ["claims", "stances", "round", "merge", "round", "merge", "final", "map"]
+    assert phases == ["claims", "stances", "round", "merge", "round", "merge", "round",
+                      "merge", "final", "map"]  # 3 rounds per table, a merge after each
     assert any(isinstance(e, SessionEnded) for e in events)
     s = session.state
     assert 2 <= len(s.claims) <= 4 and s.map is not None
-    assert len(s.merges) == 2 and s.stop_reason in ("converged", "diverged", "cap")
+    assert len(s.merges) == 3 and s.stop_reason == "schedule"
 
 
 def test_no_agent_payload_in_a_round_contains_another_agents_answer_of_that_round(events_of):
@@ -53,7 +54,7 @@ def test_no_agent_payload_in_a_round_contains_another_agents_answer_of_that_roun
             round_no = _round_of(call.label)
             answers.setdefault(round_no, {})[call.actor_id] = \
                 json.loads(e.outcome.text)["response"]
-    assert len(answers) == 3  # two table rounds and the final table
+    assert len(answers) == 4  # three table rounds and the final table
     seen_later = False
     for call in started.values():
         round_no = _round_of(call.label)
@@ -241,12 +242,12 @@ def test_an_agents_payload_holds_its_own_contract_and_no_other_agents():
             assert (agent.contract.flip_conditions in system) is mine
 
 
-def test_a_one_cycle_debate_stops_at_the_safety_cap_and_says_so(events_of):
-    session = make_session(merge_cycles=1)
+def test_a_debate_capped_at_one_event_stops_at_the_safety_cap_and_says_so(events_of):
+    session = make_session(max_events=1)
     events = events_of(session)
     assert run_steps(session)
     assert len(session.state.merges) == 1
     assert session.state.stop_reason == "cap"
     ended = next(e for e in events if isinstance(e, SessionEnded))
     assert ended.reason == result_sentence(session.state)
-    assert ended.reason.startswith("Stopped at the cap of 1 merge cycle: c")
+    assert ended.reason.startswith("Stopped at the cap of 1 event: c")

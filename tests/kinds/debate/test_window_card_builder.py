@@ -22,7 +22,7 @@ from tests.fakes.window_harness import (
     WAIT_MS,
     offline_choice,
 )
-from tests.kinds.debate.test_window_debate import dock, start_debate
+from tests.kinds.debate.test_window_debate import dock, start_debate, state_of
 
 pytestmark = pytest.mark.qt
 
@@ -192,3 +192,43 @@ def test_pasted_paragraphs_become_excerpts_with_their_url_as_source():
                      {"text": "Second point, no link.",
                       "source": "excerpt 2, pasted in the card builder"}]
     assert card_id_of("  Ada  Brennan!") == "ada-brennan"
+
+
+def test_the_builder_offers_the_new_card_to_the_hand_and_it_is_dealt_with_the_others(
+    qtbot, make_window, notes_folder
+):
+    window = make_window(start=False)
+    cards, builder = open_builder(qtbot, window)
+    demo = cards.hand()
+    assert len(demo) >= 3  # the debate shown's hand, from the ai-regulation deck
+    fill(builder)
+    builder.choose_source("folder")
+    builder.folder.setText(str(notes_folder))
+    assert not builder.add_to_hand_button.isVisible()
+    assert builder.build()
+    qtbot.waitUntil(lambda: not builder.building, timeout=WAIT_MS * 3)
+    assert builder.add_to_hand_button.isVisible()
+    assert builder.status_text().endswith("Add it to the hand?")
+
+    builder.add_to_hand_button.click()
+
+    assert cards.hand() == [*demo, "ada-brennan"]  # the card shown is of another deck
+    assert cards.deck().name == "city-transit"
+    assert cards.hand_refs()[-1] == "city-transit/ada-brennan"
+    assert cards.deal()
+    qtbot.waitUntil(lambda: [a.id for a in state_of(window).agents] == cards.hand(),
+                    timeout=WAIT_MS)
+    ada = state_of(window).agents[-1]
+    assert ada.deck == "city-transit" and ada.name == "Ada Brennan"
+
+
+def test_choosing_another_deck_keeps_the_hand(qtbot, make_window):
+    window = make_window(start=False)
+    start_debate(qtbot, window)
+    cards = dock(window, "debateCardsDock", DebateCardsDock)
+    before = cards.hand()
+    cards.show_deck("remote-work")
+    assert cards.deck().name == "remote-work" and cards.hand() == before
+    assert cards.add("clara-voss")
+    assert cards.hand_refs() == [*before, "remote-work/clara-voss"]
+    assert cards.hand_list.count() == len(before) + 1

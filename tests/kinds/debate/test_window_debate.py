@@ -111,8 +111,7 @@ def test_a_hand_dealt_from_the_cards_plays_offline_to_the_map_the_end_panel_show
         f"{converged} converged, {len(state.outcomes) - converged} split"
     assert panel.headline_text() == debate_ended(window.bridge.summary(), "Debate",
                                                  window.call_count())
-    assert panel.headline_text().startswith(("Stopped after 2 merge cycles, in ",
-                                              "Stopped at the cap of 2 merge cycles, in "))
+    assert panel.headline_text().startswith("Stopped after 3 merge cycles, in ")
     titles = panel.item_titles()
     assert titles[:len(state.outcomes)] == [f"{o.claim} {o.status}" for o in state.outcomes]
     assert "Crux" in titles
@@ -124,7 +123,7 @@ def test_a_hand_dealt_from_the_cards_plays_offline_to_the_map_the_end_panel_show
 def test_after_the_map_the_game_room_holds_the_whole_map_in_the_results_words(
     qtbot, make_window
 ):
-    """One played debate, two readings (a debate to its map takes a while offscreen)."""
+    """One played debate, three readings (a debate to its map takes a while offscreen)."""
     window = make_window(start=False)
     start_debate(qtbot, window)
     play_to_the_map(qtbot, window)
@@ -140,6 +139,15 @@ def test_after_the_map_the_game_room_holds_the_whole_map_in_the_results_words(
         assert any(line.startswith(part) for line in lines), part
     # A claim's outcome beside how the debate stopped: one result, never "diverged".
     assert "merge cycle" in room.outcome.text() and "diverged" not in room.outcome.text()
+    # The schedule and the cap are in sight.
+    assert room.schedule.text() == ("Round 3 of 3 per table, a merge after each; tables "
+                                    "reseated at 2 merges; at most 12 events (the cap).")
+    # The sidebar's Tools tab: every call of the deck's records server, with its citation.
+    pulls = window.runner.handle.session.state.pulls
+    tools = room.tool_lines()
+    assert len(tools) == len(pulls) > 0 and room.tabs.tabText(3) == f"Tools ({len(pulls)})"
+    cited = next(p for p in pulls if p.citation)
+    assert any(f"cited: {cited.citation}" in line for line in tools)
 
 
 def test_a_rounds_answers_stream_side_by_side_each_into_its_agents_column(

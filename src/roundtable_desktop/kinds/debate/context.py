@@ -9,8 +9,9 @@
    in which round; never the agent's own;
 4. corpus grounding: the agent's own corpus chunks (anchor excerpts, corpus posts)
    nearest the claims and the crux, each with its source URL;
-5. tool outputs: none run in blitz mode yet, so the section says so and lists the
-   agent's tool-pull triggers.
+5. tool outputs: the tools the agent may call this turn (kinds/debate/tools.py lists
+   them), the budget of calls, how to ask, what its calls of the previous round brought
+   back (each with its citation, or the error line), and its tool-pull triggers.
 3 and 4 are what retrieval stored in the state for this round (`state.retrieved`,
 kinds/debate/retrieval/search.py); a state without picks for this round (one saved before
 retrieval existed) gets no snippets and its anchors ranked by trigram overlap. Each
@@ -20,6 +21,8 @@ built, so the payload shown is the payload sent. Must not call models or import 
 """
 
 from __future__ import annotations
+
+import json
 
 from roundtable_desktop.domain.prompts import LayerText
 from roundtable_desktop.domain.tokens import estimate_tokens
@@ -141,7 +144,34 @@ def section(name: str, title: str, budget: int, lines: list[str], *,
                      text="\n".join([header, *(body or [empty])]))
 
 
-def agent_context(state: DebateState, agent: Agent, table: Table) -> list[LayerText]:
+def tools_lines(state: DebateState, agent: Agent, listed: list[tuple[str, str, str]],
+                last: int) -> list[str]:
+    """Source 5: what came back from the agent's calls of exchange `last`, the tools it
+    may call now and its triggers."""
+    lines = []
+    pulls = [p for p in state.pulls if p.agent == agent.id and p.round == last]
+    if pulls:
+        lines.append("What your tool calls brought back last time:")
+        for p in pulls:
+            args = json.dumps(p.arguments, ensure_ascii=False, separators=(",", ":"))
+            cited = f" [cited: {p.citation}]" if p.ok and p.citation else ""
+            lines.append(f"- {p.tool}({args}) →{cited}")
+            lines += [f"  {line}" for line in p.text.splitlines()]
+    if listed and state.tool_calls:
+        lines.append(f"Tools you may call this turn (at most {state.tool_calls} calls; "
+                     f"what they return is shown here next time):")
+        lines += [f"- {name}({args}): {what}" for name, args, what in listed]
+        lines.append('To call one, add {"tool": "<name>", "arguments": {"<argument>": '
+                     '"..."}} to "tool_requests".')
+    else:
+        lines.append("No tool is connected for this turn.")
+    policy = agent.contract.evidence_policy
+    lines.append(f"Your tool-pull triggers: {'; '.join(policy.tool_pull_triggers)}.")
+    return lines
+
+
+def agent_context(state: DebateState, agent: Agent, table: Table,
+                  listed: list[tuple[str, str, str]] | None = None) -> list[LayerText]:
     """The five marked sections of `agent`'s payload at `table` for the next round."""
     b = state.budget
     picks = picks_for(state, agent)
@@ -153,9 +183,7 @@ def agent_context(state: DebateState, agent: Agent, table: Table) -> list[LayerT
         snippets = []
         corpus = [f"- \"{a.text}\" ({a.source})"
                   for a in rank_anchors(agent, claims, len(agent.contract.anchors))]
-    policy = agent.contract.evidence_policy
-    tools = ["No tool ran for this turn (blitz mode has no tools yet).",
-             f"Your tool-pull triggers: {'; '.join(policy.tool_pull_triggers)}."]
+    tools = tools_lines(state, agent, listed or [], next_exchange(state) - 1)
     return [
         section("blackboard", "BLACKBOARD", b.blackboard, blackboard_text(state)),
         section("neighbourhood", "LOCAL NEIGHBOURHOOD", b.neighbourhood,

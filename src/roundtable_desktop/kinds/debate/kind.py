@@ -2,10 +2,11 @@
 policies, summary.
 
 Session options (the window's hand builder or `run --deck --hand --topic`, through
-SessionContext.options): `deck`, `hand` (ids, a list or "a,b,c"), `topic`,
-`merge_cycles` (1-3, default 2), `mode` ("blitz", the default, or "classical": `run
---mode classical`) and, for classical mode, `max_turns` (default 8) and
-`replan_sentences` (default 3). With none, the scenario's deck deals its demo hand.
+SessionContext.options): `deck`, `hand` (ids, a list or "a,b,c"), `topic`, `rounds`
+(rounds per table, 3-5, default 3), `merge_cycles` (2-3, default 3 for 7+ agents, else
+2), `max_events` (the safety cap, 1-50, default 12), `mode` ("blitz", the default, or
+"classical": `run --mode classical`) and, for classical mode, `max_turns` (default 8)
+and `replan_sentences` (default 3). With none, the scenario's deck deals its demo hand.
 Must not import Qt; only engine/registry.py imports this module.
 """
 
@@ -21,6 +22,7 @@ from roundtable_desktop.engine.spec import (
     StoredKind,
 )
 from roundtable_desktop.kinds.debate.classical.offline import CLASSICAL_POLICIES
+from roundtable_desktop.kinds.debate.data_command import SERVE_DEBATE_DATA
 from roundtable_desktop.kinds.debate.deck import DeckError, deck_names, load_deck
 from roundtable_desktop.kinds.debate.offline import POLICIES
 from roundtable_desktop.kinds.debate.persona_build.offline import POLICIES as PERSONA_POLICIES
@@ -74,9 +76,17 @@ DEBATE = KindSpec(
         KindOption("deck", "--deck", "the deck of persona cards"),
         KindOption("hand", "--hand", "card ids, comma-separated"),
         KindOption("topic", "--topic", "the topic to debate"),
+        KindOption("rounds", "--rounds", "debate: rounds per table, 3-5 (default 3), a "
+                   "merge after each", type=int, metavar="N"),
+        KindOption("merge_cycles", "--merge-cycles", "debate: merges that reseat the "
+                   "tables, 2-3 (default 3 for 7+ agents, else 2)", type=int, metavar="N"),
+        KindOption("max_events", "--max-events", "debate: the safety cap, at most this "
+                   "many table rounds (default 12)", type=int, metavar="N"),
+        KindOption("tool_calls", "--tool-calls", "debate: tool calls an agent may make a "
+                   "turn, 0-5 (default 2)", type=int, metavar="N"),
         KindOption("mode", "--mode", "blitz (table rounds, the default) or classical (turns "
                    "with interruptions)", choices=("blitz", "classical")),
     ),
-    commands=(PERSONAS,),
+    commands=(PERSONAS, SERVE_DEBATE_DATA),
     stored_kinds=(StoredKind(BUILD_KIND, stored_build_summary, PERSONA_POLICIES),),
 )

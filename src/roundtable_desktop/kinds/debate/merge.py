@@ -1,17 +1,24 @@
 """What the debate does with replies: stances and answers into the state, and a merge.
 
-`apply_answer` records an agent's round answer (a reply that could not be read even after
-the repair counts as uncertain on every claim, with the failure kept and shown).
-`apply_merge` folds a merge reply into the crux list (deduplicated against known cruxes by
-trigram similarity, each tied to the tables that raised it), records flip conditions per
-agent, ranks the cruxes, writes the merged blackboard with the cross-table disagreement
-map, reseats the agents and checks coverage. When the merge call failed the engine
-deduplicates the raised cruxes itself, and says so. Must not call models or import Qt.
+`apply_answer` records an agent's round answer (a reply that could not be read even
+after the repair counts as uncertain on every claim, with the failure kept and shown).
+The merge request shows the round's raised cruxes (`new_cruxes`) pre-grouped by trigram
+similarity (merge_groups.py); the merge model decides what says the same (similarity
+never merges on its own while the model answers). `apply_merge` folds the merge reply
+into the crux list: a crux the model calls the same as a known one (`same_as`) adds its
+tables to it, any other is a new crux, tied to the tables whose agents raised it
+(`merged_from`). It records flip conditions per agent, ranks the cruxes (tables x
+contestation), writes the merged blackboard with the cross-table disagreement map,
+reseats the agents (by affinity at the first `merge_cycles` merges, else only to cover
+an uncovered crux) and checks coverage. When the merge call failed the engine
+deduplicates the raised cruxes by similarity itself, and says so. Must not call models
+or import Qt.
 """
 
 from __future__ import annotations
 
 from roundtable_desktop.kinds.debate.context import blackboard_text
+from roundtable_desktop.kinds.debate.merge_groups import SAME_CRUX, raised_cruxes
 from roundtable_desktop.kinds.debate.state import (
     AgentAnswer,
     AgentStance,
@@ -28,7 +35,6 @@ from roundtable_desktop.kinds.debate.state import (
 from roundtable_desktop.kinds.debate.tables import assign_tables, rank_cruxes, uncovered
 from roundtable_desktop.metrics.similarity import trigram_similarity
 
-SAME_CRUX = 0.55
 MAX_CRUXES = 10
 
 
@@ -78,40 +84,59 @@ def _claim_of(state: DebateState, claim: str, text: str) -> str:
     return max(scored)[1] if scored else ""
 
 
-def _raised(state: DebateState, record: RoundRecord) -> list[tuple[MergedCrux, int]]:
-    return [(MergedCrux(claim=n.claim, text=n.text), t.table)
-            for t in record.turns for n in t.new_cruxes]
+def _tables_for(sources: list[str], raised: list[tuple[MergedCrux, int]]) -> list[int]:
+    return sorted({table for crux, table in raised if crux.text in sources})
 
 
-def _tables_for(text: str, sources: list[str], raised: list[tuple[MergedCrux, int]]
-                ) -> list[int]:
-    found = set()
-    for crux, table in raised:
-        if crux.text in sources or trigram_similarity(crux.text, text) >= SAME_CRUX:
-            found.add(table)
-    return sorted(found)
+def _new_crux(state: DebateState, merged: MergedCrux, tables: list[int],
+              round_index: int) -> Crux:
+    crux = Crux(id=f"x{state.next_crux}", text=merged.text,
+                claim=_claim_of(state, merged.claim, merged.text), tables=tables or [1],
+                round=round_index)
+    state.next_crux += 1
+    state.cruxes.append(crux)
+    return crux
 
 
-def _fold(state: DebateState, merged: MergedCrux, tables: list[int], round_index: int) -> None:
-    claim = _claim_of(state, merged.claim, merged.text)
+def _fold_decided(state: DebateState, merged: MergedCrux, tables: list[int],
+                  round_index: int) -> str | None:
+    """The model's decision: the known crux it names, else a new one (its id if new)."""
+    known = next((c for c in state.cruxes if c.id == merged.same_as.strip()), None) \
+        if merged.same_as.strip() else None
+    if known is None:
+        known = next((c for c in state.cruxes if c.text == merged.text), None)
+    if known is not None:
+        known.tables = sorted(set(known.tables) | set(tables))
+        return None
+    return _new_crux(state, merged, tables, round_index).id
+
+
+def _fold_similar(state: DebateState, merged: MergedCrux, tables: list[int],
+                  round_index: int) -> str | None:
+    """The engine's own dedupe (the merge reply could not be read): by similarity."""
     for crux in state.cruxes:
         if trigram_similarity(crux.text, merged.text) >= SAME_CRUX:
             crux.tables = sorted(set(crux.tables) | set(tables))
-            return
-    state.cruxes.append(Crux(id=f"x{len(state.cruxes) + 1}", text=merged.text, claim=claim,
-                             tables=tables or [1], round=round_index))
+            return None
+    return _new_crux(state, merged, tables, round_index).id
 
 
-def apply_merge(state: DebateState, record: RoundRecord, reply: MergeReply | None,
-                failure: str) -> MergeRecord:
-    raised = _raised(state, record)
-    merged = reply.cruxes if reply is not None else [c for c, _ in raised]
-    for crux in merged:
-        sources = [*crux.merged_from, crux.text]
-        _fold(state, crux, _tables_for(crux.text, sources, raised), record.index)
-    flips = reply.flip_conditions if reply is not None else []
+def _engine_groups(raised: list[tuple[MergedCrux, int]]) -> list[MergedCrux]:
+    merged: list[MergedCrux] = []
+    for crux, _ in raised:
+        home = next((m for m in merged
+                     if trigram_similarity(m.text, crux.text) >= SAME_CRUX), None)
+        if home is None:
+            merged.append(MergedCrux(claim=crux.claim, text=crux.text,
+                                     merged_from=[crux.text]))
+        else:
+            home.merged_from.append(crux.text)
+    return merged
+
+
+def _flips(state: DebateState, record: RoundRecord, reply: MergeReply | None) -> None:
     seen = {(f.agent, f.text) for f in state.flips}
-    for flip in flips:
+    for flip in reply.flip_conditions if reply is not None else []:
         agent = _agent_id(state, flip.agent)
         if agent is not None and (agent, flip.text) not in seen:
             state.flips.append(FlipCondition(agent=agent, text=flip.text, round=record.index))
@@ -121,13 +146,36 @@ def apply_merge(state: DebateState, record: RoundRecord, reply: MergeReply | Non
                 if (turn.agent, text) not in seen:
                     state.flips.append(FlipCondition(agent=turn.agent, text=text,
                                                      round=record.index))
+
+
+def apply_merge(state: DebateState, record: RoundRecord, reply: MergeReply | None,
+                failure: str) -> MergeRecord:
+    raised = raised_cruxes(record)
+    new: list[str] = []
+    if reply is not None:
+        for crux in reply.cruxes:
+            sources = [*crux.merged_from, crux.text]
+            if (made := _fold_decided(state, crux, _tables_for(sources, raised),
+                                      record.index)) is not None:
+                new.append(made)
+    else:
+        for crux in _engine_groups(raised):
+            if (made := _fold_similar(state, crux, _tables_for(crux.merged_from, raised),
+                                      record.index)) is not None:
+                new.append(made)
+    _flips(state, record, reply)
     rank_cruxes(state)
     del state.cruxes[MAX_CRUXES:]
+    kept = {c.id for c in state.cruxes}
     disagreement = _disagreement(state, record, reply)
-    state.tables = assign_tables(state)
+    merges_done = len(state.merges) + 1
+    reshuffle = merges_done <= state.merge_cycles
+    state.tables = assign_tables(state, state.tables, reshuffle=reshuffle)
     merge = MergeRecord(round=record.index, blackboard="", disagreement=disagreement,
                         tables=[t.model_copy() for t in state.tables],
                         uncovered=uncovered(state.tables, state.cruxes),
+                        raised=len(raised), new_cruxes=[i for i in new if i in kept],
+                        reshuffled=reshuffle and len(state.tables) > 1,
                         failed="" if reply is not None else
                         f"The merge reply could not be read ({failure}); the engine merged "
                         "the cruxes by similarity instead.")

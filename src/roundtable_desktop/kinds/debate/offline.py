@@ -10,7 +10,8 @@ its request and speaking in whole sentences from the text banks (offline_bank.py
 - answer (offline_answer.py): answers an opponent's argument, makes one of its own,
   and moves only when an argument it heard meets its flip condition; raises the cruxes
   those arguments carry.
-- merge: merges the tables' raised cruxes that say the same, and passes the flip lines.
+- merge: merges the tables' raised cruxes that say the same, names the known crux a
+  raised one is, and passes the flip lines.
 - map (offline_map.py): cruxes, fault lines with both sides, flip conditions, the
   evidence ledger and the tests that could settle what stayed split.
 All are seeded by the client's seed and the payload, so a replay is the same.
@@ -86,15 +87,26 @@ def debate_stance(request: ChatRequest, seed: int) -> str:
 
 
 # -- merge --
+_KNOWN = re.compile(r"^- (x\d+) \[(c\d+|)\] (.+?)(?: \(resolved\))?$", re.M)
+
+
 def debate_merge(request: ChatRequest, seed: int) -> str:
+    """Judges the pre-grouped wordings as a model would: two wordings are one crux when
+    they tie to the same claim and read alike (the pre-grouping's hint, checked), and a
+    wording is a known crux when it is that crux's own text or reads like it."""
     user = request.user_text()
+    known_part = user.split("TABLE BLACKBOARDS")[0]
+    known = [(cid, claim, text) for cid, claim, text in _KNOWN.findall(known_part)]
     raised = re.findall(r"^- \[(c\d+|\?)\] \((.+?)\) (.+)$", user, re.M)
     merged: list[dict[str, Any]] = []
     for claim, _, text in raised:
-        home = next((m for m in merged if m["claim"] == (claim if claim != "?" else "") and
+        claim = claim if claim != "?" else ""
+        home = next((m for m in merged if m["claim"] == claim and
                      trigram_similarity(m["text"], text) >= 0.5), None)
         if home is None:
-            merged.append({"claim": claim if claim != "?" else "", "text": text,
+            same = next((cid for cid, kclaim, ktext in known if ktext == text or
+                         (kclaim == claim and trigram_similarity(ktext, text) >= 0.5)), "")
+            merged.append({"claim": claim, "text": text, "same_as": same,
                            "merged_from": [text]})
         elif text not in home["merged_from"]:
             home["merged_from"].append(text)
@@ -104,9 +116,11 @@ def debate_merge(request: ChatRequest, seed: int) -> str:
              for who, text in re.findall(r"^- ([^|\[\n]+?): (.+)$",
                                          part.split("Stances:")[0], re.M)]
     tables = re.findall(r"^TABLE (\d+) ", user, re.M)
+    fresh = sum(1 for m in merged if not m["same_as"])
     summary = (f"{count_of(len(tables), 'table')} raised "
                f"{count_of(len(raised), 'crux', 'cruxes')}; "
-               f"{count_of(len(merged), 'distinct one', 'distinct ones')} after merging.")
+               f"{count_of(len(merged), 'distinct one', 'distinct ones')} after merging, "
+               f"{count_of(fresh, 'new one', 'new ones')}.")
     return json.dumps({"cruxes": merged, "flip_conditions": flips, "summary": summary},
                       ensure_ascii=False)
 

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from roundtable_desktop.domain.calls import ChatRequest
+from roundtable_desktop.domain.words import sentences
 from roundtable_desktop.kinds.debate.offline_bank import (
     ClaimInfo,
     choose,
@@ -34,6 +35,7 @@ from roundtable_desktop.kinds.debate.offline_debater import (
     heard,
     next_argument,
 )
+from roundtable_desktop.kinds.debate.offline_pull import tool_requests
 from roundtable_desktop.kinds.debate.offline_reading import (
     Persona,
     board_claims,
@@ -55,7 +57,10 @@ def _quote(template: str, speaker: str, sentence: str) -> str:
 
 
 def anchor_texts(system: str) -> list[str]:
-    return re.findall(r'^- "(.+?)" \(', section(system, "CORPUS GROUNDING"), re.M)
+    """The agent's corpus excerpts it can quote whole: those of one sentence (a quote of
+    two would read as a sentence cut off where the first ends)."""
+    found = re.findall(r'^- "(.+?)" \(', section(system, "CORPUS GROUNDING"), re.M)
+    return [text for text in found if len(sentences(text)) == 1]
 
 
 def crux_note(claims: list[ClaimInfo], argument: dict[str, Any] | None) -> dict[str, str] | None:
@@ -77,7 +82,7 @@ def moved_sentence(p: Persona, move: Move, seed: int, index: int) -> str:
 def argument_sentence(p: Persona, argument: dict[str, Any], seed: int, index: int) -> str:
     if argument.get("anchor"):
         return str(choose(common().get("anchor", ['"{quote}"']), seed, f"{p.name}:anchor",
-                          index).format(quote=argument["text"]))
+                          int(argument.get("variant", index))).format(quote=argument["text"]))
     return str(argument["text"])
 
 
@@ -156,5 +161,6 @@ def debate_answer(request: ChatRequest, seed: int) -> str:
     mine = {c.id: board.get((c.id, p.name), ("uncertain", 0.4)) for c in claims}
     return json.dumps({"response": " ".join(sentences),
                        "stances": stances_after(claims, mine, move),
-                       "new_cruxes": cruxes[:5], "flip_triggers": triggers},
+                       "new_cruxes": cruxes[:5], "flip_triggers": triggers,
+                       "tool_requests": tool_requests(system, p, cruxes)},
                       ensure_ascii=False)

@@ -182,7 +182,10 @@ def next_argument(p: Persona, claims: list[ClaimInfo], mine: dict[str, tuple[str
     # (never one of its arguments, so no round repeats another's).
     own = [a for a in anchors if not any(part in a for part in _NOT_ARGUMENTS)]
     text = choose(own, seed, f"{p.name}:anchor-instead", index) if own else None
-    return {"kind": "", "anchor": text, "text": text} if text else None
+    # The framing changes each time the excerpts come round again, so no two rounds
+    # say the same sentence.
+    return {"kind": "", "anchor": text, "text": text,
+            "variant": index // len(own)} if text else None
 
 
 def answer_target(p: Persona, claims: list[ClaimInfo], positions: dict[tuple[str, str],

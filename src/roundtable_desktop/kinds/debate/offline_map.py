@@ -44,7 +44,7 @@ MAX_PATHS = 3
 _CRUX = re.compile(r"^- x\d+ \[(c\d+)\] weight ([0-9.]+) (.+?) \| pro: (.*?) \| con: (.*?)"
                    r"( \| resolved)?$", re.M)
 _AGENT = re.compile(r"^- (.+?): flip conditions: (.+?) \| accepts: (.+?) \| rejects: (.+?) "
-                    r"\| horizon: (.+?)(?: \| pronouns: (\S+))?$", re.M)
+                    r"\| horizon: (.+?)(?: \| pronouns: (\S+))?(?: \| pulled: (.+))?$", re.M)
 _MOVED = re.compile(r'^I moved when (.+?) said: "(.+)"$')
 
 
@@ -65,6 +65,7 @@ class _Agent:
     rejects: list[str]
     horizon: int
     pronouns: str
+    pulled: list[str]
 
     def possessive(self) -> str:
         subject = self.pronouns.partition("/")[0]
@@ -82,10 +83,11 @@ def _claims(user: str) -> list[BoardClaim]:
 
 def _agents(user: str) -> list[_Agent]:
     found = []
-    for name, flips, acc, rej, horizon, pronouns in _AGENT.findall(user):
+    for name, flips, acc, rej, horizon, pronouns, pulled in _AGENT.findall(user):
         years = re.search(r"next (\d+) years", horizon)
         found.append(_Agent(name, flips, acc.split("; "), rej.split("; "),
-                            int(years.group(1)) if years else 5, pronouns or "they/them"))
+                            int(years.group(1)) if years else 5, pronouns or "they/them",
+                            [p for p in pulled.split(" || ") if p] if pulled else []))
     return found
 
 
@@ -199,7 +201,8 @@ def debate_map(request: ChatRequest, seed: int) -> str:
         [{"text": words["no_crux"], "why": words["no_crux_why"]}]
     # The lists say what each accepts and rejects; a sentence saying it again would only
     # lengthen the map the audience reads.
-    ledger = [{"agent": a.name, "accepts": a.accepts, "rejects": a.rejects} for a in agents]
+    ledger = [{"agent": a.name, "accepts": a.accepts, "rejects": a.rejects,
+               "cited": list(dict.fromkeys(a.pulled))} for a in agents]
     return json.dumps({"cruxes": cruxes,
                        "fault_lines": _fault_lines(claims, finals, agents, shown),
                        "flip_conditions": _flip_conditions(agents),

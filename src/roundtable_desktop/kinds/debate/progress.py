@@ -2,12 +2,15 @@
 kinds/debate/stop_conditions.py): the figures after each event, the stop decision and each
 claim's outcome.
 
-An event is the initial stances (event 0) and each table round. A claim has converged
+The metrics are recorded for the initial stances (event 0) and each table round; the
+stop rules count the table rounds (each with its merge) as events. A claim has converged
 when ≥80% of the confidence mass is on one side and no heavy open crux is tied to it;
 otherwise it stays split. The stop decision over all claims is the seed's: converged,
-diverged, or the safety cap (the table rounds the session allows); the one-line result
-made from the outcomes is summary.py's `result_sentence`. Must not call models or import
-Qt.
+diverged (entropy high for the last N = 3 events and no new crux in them), or the safety
+cap (`max_events`, which the user sees and sets); when none holds and the tables have
+played their rounds (`rounds_per_table`), the schedule ends the table phase. The
+one-line result made from the outcomes is summary.py's `result_sentence`. Must not call
+models or import Qt.
 """
 
 from __future__ import annotations
@@ -54,16 +57,23 @@ def record_metrics(state: DebateState, event: int) -> None:
                                          side=m.leading.side))
 
 
+DIVERGED_EVENTS = 3  # the seed's N
+
+
 def thresholds(state: DebateState) -> StopThresholds:
-    """The shared defaults, fitted to a blitz: the cap is the session's merge cycles, and
-    "diverged" looks at every event after the first (at most the seed's 3), so a debate
-    of 2-3 cycles that stays split with a settled crux set says so instead of the cap."""
-    cycles = max(1, state.merge_cycles)
-    return StopThresholds(max_events=cycles, diverged_events=max(1, min(3, cycles - 1)))
+    """The shared defaults with the session's cap and the seed's N = 3."""
+    return StopThresholds(max_events=max(1, state.max_events),
+                          diverged_events=DIVERGED_EVENTS)
 
 
 def stop_decision(state: DebateState, history: list[DebateSnapshot]) -> StopDecision:
-    return decide_stop(history, thresholds(state))
+    """Converged, diverged or the cap (in that order), else the schedule once every table
+    has played its rounds, else no stop."""
+    decision = decide_stop(history, thresholds(state))
+    if decision.reason is None and state.table_rounds() >= state.rounds_per_table:
+        return StopDecision(reason="schedule", events=decision.events, detail=(
+            f"the tables played their {state.rounds_per_table} rounds, a merge after each"))
+    return decision
 
 
 def outcomes(state: DebateState) -> list[ClaimOutcome]:

@@ -28,6 +28,7 @@ from roundtable_desktop.kinds.debate.context import (
     positions_lines,
     rank_anchors,
 )
+from roundtable_desktop.kinds.debate.merge_groups import candidate_groups
 from roundtable_desktop.kinds.debate.state import (
     Agent,
     AgentAnswer,
@@ -116,12 +117,13 @@ def stance_request(state: DebateState, snapshot: PromptSnapshot, model: str, age
 
 # -- an agent's round answer --
 def answer_request(state: DebateState, snapshot: PromptSnapshot, model: str, agent: Agent,
-                   table: Table, round_index: int, final: bool) -> Built:
+                   table: Table, round_index: int, final: bool,
+                   listed: list[tuple[str, str, str]] | None = None) -> Built:
     where = "the final table" if final else f"table {table.id}"
     layers = [
         persona_layer(snapshot, agent),
         snapshot.filled("rules", round=str(round_index), table=where),
-        *agent_context(state, agent, table),
+        *agent_context(state, agent, table, listed),
         snapshot.filled("answer"),
     ]
     ids = ", ".join(c.id for c in state.claims)
@@ -151,11 +153,18 @@ def merge_request(state: DebateState, snapshot: PromptSnapshot, model: str,
                   round_index: int) -> Built:
     layers = [snapshot.filled("merge")]
     boards = "\n\n".join(table_blackboard(state, t, round_index) for t in state.tables)
-    open_cruxes = [f"- {c.id} [{c.claim}] {c.text}" for c in state.cruxes if not c.resolved]
+    known = [f"- {c.id} [{c.claim}] {c.text}{' (resolved)' if c.resolved else ''}"
+             for c in state.cruxes]
+    record = next((r for r in state.rounds if r.index == round_index), None)
+    groups = candidate_groups(state, record) if record is not None else []
+    grouped = [f"- group {i + 1}{' (like ' + ', '.join(ids) + ')' if ids else ''}: "
+               + " || ".join(texts) for i, (texts, ids) in enumerate(groups)]
     user = "\n".join([
         f"TOPIC: {state.topic}", "CLAIMS:", *claims_lines(state.claims), "",
-        f"KNOWN CRUXES BEFORE ROUND {round_index}:", *(open_cruxes or ["- (none)"]), "",
+        f"KNOWN CRUXES BEFORE ROUND {round_index}:", *(known or ["- (none)"]), "",
         f"TABLE BLACKBOARDS OF ROUND {round_index}:", boards, "",
+        "RAISED CRUXES PRE-GROUPED BY SIMILAR WORDING (a hint; you decide):",
+        *(grouped or ["- (none raised)"]), "",
         "Merge them now."])
     return json_request(model, MERGE, layers, user, MergeReply), layers
 
@@ -178,10 +187,13 @@ def map_request(state: DebateState, snapshot: PromptSnapshot, model: str) -> Bui
         # The final table's flips: no merge follows it to record them.
         raised += [text for r in state.rounds if r.final for t in r.turns
                    if t.agent == a.id for text in t.flip_triggers if text not in raised]
+        pulled = [f"{p.tool}: {p.citation}" for p in state.pulls
+                  if p.agent == a.id and p.ok and p.citation]
         agents.append(f"- {a.name}: flip conditions: {a.contract.flip_conditions} "
                       f"{' '.join(raised)} | accepts: {'; '.join(p.acceptable)} | rejects: "
                       f"{'; '.join(p.unacceptable)} | horizon: {a.contract.time_horizon} | "
-                      f"pronouns: {a.contract.pronouns}")
+                      f"pronouns: {a.contract.pronouns}"
+                      f"{' | pulled: ' + ' || '.join(pulled) if pulled else ''}")
     outcomes = [f"- {o.claim}: {o.status} ({o.side or 'no side'} {o.share:.0%}, entropy "
                 f"{o.entropy_bits:.2f} bits)" for o in state.outcomes]
     user = "\n".join([

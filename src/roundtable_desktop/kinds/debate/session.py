@@ -2,10 +2,12 @@
 
 Steps, each one action (next_step() gives it; Auto and the headless driver follow it):
 `claims` (one call), `stances` (agent x claim, all at once), `round` (every agent of
-every table at once, each from the state after the previous round), `merge` (one call,
-then ranking, the merged blackboard, reseating, coverage), repeated for `merge_cycles`
-unless the stop conditions end it sooner, then `final` (3-5 representatives on the
-merged blackboard) and `map` (the disagreement map). `deal` re-deals the hand before the
+every table at once, each from the state after the previous round), `merge` (one call:
+the model-assisted crux dedupe, then ranking, the merged blackboard, reseating by
+affinity at the first `merge_cycles` merges, coverage after every merge), repeated for
+`rounds_per_table` rounds (default 3) unless a stop condition (converged, diverged, the
+event cap `max_events`) ends it sooner, then `final` (3-5 representatives on the merged
+blackboard) and `map` (the disagreement map). `deal` re-deals the hand before the
 claims are drawn. All model replies go through the shared structured path (one repair).
 In classical mode (state.mode, kinds/debate/classical/session.py) the rounds and merges are
 replaced by `turn` steps: plans, a streamed speech that may be cut off, an update.
@@ -42,7 +44,8 @@ from roundtable_desktop.engine.payloads import chat_payload
 from roundtable_desktop.engine.structured_call import StructuredResult, call_structured
 from roundtable_desktop.kinds.debate.classical.session import TURN, play_turn, turn_payloads
 from roundtable_desktop.kinds.debate.context import next_exchange
-from roundtable_desktop.kinds.debate.deck import load_deck, validate_hand
+from roundtable_desktop.kinds.debate.deck import load_deck
+from roundtable_desktop.kinds.debate.hand import agents_from, resolve_hand
 from roundtable_desktop.kinds.debate.merge import apply_answer, apply_merge, final_table
 from roundtable_desktop.kinds.debate.progress import (
     outcomes,
@@ -60,7 +63,6 @@ from roundtable_desktop.kinds.debate.requests import (
     stance_request,
 )
 from roundtable_desktop.kinds.debate.retrieval.search import DebateRetrieval
-from roundtable_desktop.kinds.debate.setup import agents_of
 from roundtable_desktop.kinds.debate.state import (
     AgentAnswer,
     AgentStance,
@@ -76,10 +78,10 @@ from roundtable_desktop.kinds.debate.state import (
 from roundtable_desktop.kinds.debate.summary import debate_summary, result_sentence
 from roundtable_desktop.kinds.debate.tables import (
     assign_tables,
-    claim_cruxes,
     rank_cruxes,
     representatives,
 )
+from roundtable_desktop.kinds.debate.tools import DebateTools
 from roundtable_desktop.llm.client import ChatClient
 
 # Final: each name has its Literal type, so the phases among them are a `Phase`.
@@ -98,8 +100,8 @@ CLASSICAL_STEPS = (CLAIMS, STANCES, TURN, MAP)
 
 
 class DealParams(BaseModel):
-    """The params of `deal`: the card ids of the hand (none: the deck's own choice);
-    the action's text is the topic."""
+    """The params of `deal`: the cards of the hand, each an id of the debate's deck or
+    "deck/id" of another deck (kinds/debate/hand.py); the action's text is the topic."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -117,6 +119,8 @@ class DebateSession(SessionProtocol):
         self.model = model
         self.provider = provider
         self.retrieval = DebateRetrieval(lambda: self.state, lambda: self.client, self.emit)
+        self.tools = DebateTools(lambda: self.state, self.emit)
+        self._tool_runs: list[asyncio.Task[Any]] = []  # a round's tool calls, still running
 
     # -- what the user may do ---------------------------------------------------------------
     def actions(self) -> list[ActionSpec]:
@@ -177,8 +181,8 @@ class DebateSession(SessionProtocol):
         s = self.state
         deck = load_deck(s.deck)
         cards = read_params(DealParams, action.params, "Deal a hand").cards
-        hand = validate_hand(deck, cards, action.text or s.topic)
-        s.agents, s.topic = agents_of(deck, hand.cards), hand.topic
+        pairs, s.topic = resolve_hand(deck, cards, action.text or s.topic)
+        s.agents = agents_from(pairs)
         self.emit(StateChanged(part="hand", detail=",".join(a.id for a in s.agents)))
 
     def snapshot(self) -> PromptSnapshot:
@@ -204,6 +208,7 @@ class DebateSession(SessionProtocol):
 
     async def _stances(self) -> bool:
         s = self.state
+        self.tools.warm()  # the deck's records server starts while the stances come
 
         async def one(agent: str, claim: str, built: Built) -> None:
             request, layers = built
@@ -230,8 +235,7 @@ class DebateSession(SessionProtocol):
                  enumerate((a, c) for a in s.agents for c in s.claims)}
         s.stances.sort(key=lambda x: (x.round, order.get((x.agent, x.claim), 0)))
         self.retrieval.index_messages()  # the initial reasons: past messages from round 1
-        claim_cruxes(s)
-        s.tables = assign_tables(s)
+        s.tables = assign_tables(s)  # by the disputed claims: no crux is named yet
         record_metrics(s, 0)
         self.emit(StateChanged(part="tables"))
         self.emit(StateChanged(part="metrics"))
@@ -246,14 +250,12 @@ class DebateSession(SessionProtocol):
         """Every agent's request for the next round, all built before any is sent."""
         s, snap = self.state, self.snapshot()
         index = len(s.rounds) + 1
-        calls, seen = [], set()
+        calls = []
+        listed = self.tools.listed()
         for table in s.tables:
-            for agent in table.agents:
-                if agent in seen:
-                    continue  # an agent seated at two tables answers once
-                seen.add(agent)
+            for agent in table.agents:  # each agent sits at exactly one table
                 calls.append((agent, table.id, answer_request(
-                    s, snap, self.model, s.agent(agent), table, index, final)))
+                    s, snap, self.model, s.agent(agent), table, index, final, listed)))
         return calls
 
     async def _play(self, final: bool) -> RoundRecord | None:
@@ -271,6 +273,9 @@ class DebateSession(SessionProtocol):
                                            layers=layers)
             if result.value is None:
                 s.failures.append(f"{label}: {result.error}")
+            elif result.value.tool_requests:  # run now; the merge waits for them
+                self._tool_runs.append(asyncio.ensure_future(
+                    self.tools.run(agent, record.index, result.value.tool_requests)))
             self.emit(StateChanged(part="answer", detail=agent))
             return agent, table, result
 
@@ -296,13 +301,25 @@ class DebateSession(SessionProtocol):
         self.retrieval.index_messages()  # the speech: FTS now, vectors in the background
         return ok
 
+    async def settle_tools(self) -> None:
+        """Wait for the last round's tool calls (each ends by its deadline) and keep
+        their pulls in the hand's order."""
+        runs, self._tool_runs = self._tool_runs, []
+        if runs:
+            await asyncio.gather(*runs, return_exceptions=True)
+            order = {a.id: i for i, a in enumerate(self.state.agents)}
+            self.state.pulls.sort(key=lambda p: (p.round, order.get(p.agent, 0)))
+            self.emit(StateChanged(part="tools"))
+
     async def _merge(self) -> bool:
         s = self.state
         record = s.rounds[-1]
         request, layers = merge_request(s, self.snapshot(), self.model, record.index)
-        result = await call_structured(self, None, request, MergeReply,
-                                       label=f"merge after round {record.index}",
-                                       layers=layers)
+        # The tools run beside the merge call: the next round's requests read both.
+        result, _ = await asyncio.gather(
+            call_structured(self, None, request, MergeReply,
+                            label=f"merge after round {record.index}", layers=layers),
+            self.settle_tools())
         apply_merge(s, record, result.value, result.error)
         event = s.table_rounds()
         record_metrics(s, event)
@@ -322,7 +339,9 @@ class DebateSession(SessionProtocol):
 
     async def _final(self) -> bool:
         s = self.state
-        if await self._play(final=True) is None:
+        played = await self._play(final=True)
+        await self.settle_tools()  # the map reads what the final table pulled
+        if played is None:
             return False
         done = sum(1 for r in s.rounds if r.final)
         record_metrics(s, s.table_rounds() + done)
@@ -386,6 +405,16 @@ class DebateSession(SessionProtocol):
 
     async def aclose(self) -> None:
         await self.retrieval.aclose()
+        await self.settle_tools()
+        await self.tools.close()
+
+    def attach_mcp(self, connection: Any) -> bool:
+        """Use a connection's tools (a toolbox: all of its servers) in the agents' turns."""
+        self.tools.attach(connection)
+        return True
+
+    def detach_mcp(self) -> None:
+        self.tools.detach()
 
     def summary(self) -> SessionSummary:
         return debate_summary(self.state)

@@ -87,6 +87,15 @@ class CruxNote(BaseModel):
     text: str = Field(min_length=3, max_length=300)
 
 
+class ToolRequest(BaseModel):
+    """A tool an agent asks to run: its name as listed in TOOL OUTPUTS, its arguments."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    tool: str = Field(min_length=1, max_length=200)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
 class AgentAnswer(BaseModel):
     """One agent's structured contribution to a round."""
 
@@ -96,13 +105,18 @@ class AgentAnswer(BaseModel):
     stances: list[ClaimPosition] = Field(min_length=1)
     new_cruxes: list[CruxNote] = Field(default_factory=list, max_length=5)
     flip_triggers: list[str] = Field(default_factory=list, max_length=5)
+    tool_requests: list[ToolRequest] = Field(default_factory=list, max_length=5)
 
 
 class MergedCrux(BaseModel):
+    """One distinct crux after the dedupe: `same_as` names the known crux it is (its id),
+    or is empty for a new one; `merged_from` lists the raised texts it stands for."""
+
     model_config = ConfigDict(extra="ignore")
 
     claim: str = Field(default="", max_length=20)
     text: str = Field(min_length=3, max_length=300)
+    same_as: str = Field(default="", max_length=20)
     merged_from: list[str] = Field(default_factory=list)
 
 
@@ -163,6 +177,7 @@ class LedgerEntry(BaseModel):
     accepts: list[str] = Field(default_factory=list)
     rejects: list[str] = Field(default_factory=list)
     why: str = ""
+    cited: list[str] = Field(default_factory=list)  # what its tool pulls brought, cited
 
 
 class DebateMap(BaseModel):
@@ -184,6 +199,7 @@ class Agent(BaseModel):
     handle: str
     suite: str
     avatar: str  # the PNG's path (absolute when dealt from a bundled deck)
+    deck: str = ""  # the card's deck (a hand may mix decks; "" in older sessions)
     contract: Contract
 
 
@@ -239,6 +255,20 @@ class Crux(BaseModel):
     round: int = 0
 
 
+class ToolPull(BaseModel):
+    """One tool call an agent made: what ran, what came back (clipped to its share of the
+    tools budget) or the error line, and the citation of what came back."""
+
+    agent: str
+    round: int
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    ok: bool = True
+    text: str = ""
+    citation: str = ""
+    ms: int = 0
+
+
 class FlipCondition(BaseModel):
     agent: str
     text: str
@@ -251,6 +281,9 @@ class MergeRecord(BaseModel):
     disagreement: list[str] = Field(default_factory=list)
     tables: list[Table] = Field(default_factory=list)
     uncovered: list[str] = Field(default_factory=list)
+    raised: int = 0  # cruxes the agents raised this round
+    new_cruxes: list[str] = Field(default_factory=list)  # crux ids this merge added
+    reshuffled: bool = False  # the tables were reseated by affinity (a merge cycle)
     failed: str = ""
 
 
@@ -298,6 +331,9 @@ class DebateState(BaseModel):
     rounds: list[RoundRecord] = Field(default_factory=list)
     cruxes: list[Crux] = Field(default_factory=list)
     flips: list[FlipCondition] = Field(default_factory=list)
+    pulls: list[ToolPull] = Field(default_factory=list)  # every tool call, in order
+    bundled_tools: bool = True  # the deck's bundled records server (when it has records)
+    tool_calls: int = 2  # per agent per turn
     merges: list[MergeRecord] = Field(default_factory=list)
     metrics: list[MetricPoint] = Field(default_factory=list)
     snapshots: list[DebateSnapshot] = Field(default_factory=list)  # one per table round
@@ -307,8 +343,11 @@ class DebateState(BaseModel):
     phase: Phase = "claims"
     mode: Mode = "blitz"
     classical: ClassicalState | None = None  # set when mode is "classical"
-    merge_cycles: int = 2
+    rounds_per_table: int = 3  # table rounds before the final table, a merge after each
+    merge_cycles: int = 2  # merges that reseat the tables by affinity (3 for 7+ agents)
+    max_events: int = 12  # the safety cap: table rounds at most (each with its merge)
     final_rounds: int = 1
+    next_crux: int = 1  # the number of the next crux id (ids are never reused)
     stop_reason: str = ""
     stop_detail: str = ""
     budget: ContextBudget = Field(default_factory=ContextBudget)

@@ -37,7 +37,7 @@ from roundtable_desktop.kinds.debate.convergence import (
     stance_entropy,
 )
 
-StopReason = Literal["converged", "diverged", "cap"]
+StopReason = Literal["converged", "diverged", "cap", "schedule"]  # schedule: progress.py
 
 # Shares are sums of floats: 0.7 + 0.1 must still count as 80%.
 _TOLERANCE = 1e-9

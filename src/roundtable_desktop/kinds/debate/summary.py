@@ -36,7 +36,8 @@ WHY_TITLE = "Why it stopped"
 # How each stop condition of seed 004 reads beside the outcomes (never "diverged" beside
 # "converged": the condition speaks of the debate at that event, the outcomes of its end).
 STOP_WORDS = {"converged": "the tables agreed", "diverged": "the disagreement held",
-              "cap": "it reached the most it may run"}
+              "cap": "it reached the most it may run",
+              "schedule": "the schedule was played out"}
 
 
 def outcome_words(outcome: ClaimOutcome) -> str:
@@ -78,7 +79,9 @@ def stopped_words(state: DebateState) -> str:
     """"Stopped after 2 merge cycles", "Stopped at the cap of 1 merge cycle", "Stopped
     after 12 turns" ("Ended after …" when no stop condition was met)."""
     if state.stop_reason == "cap":
-        return f"Stopped at the cap of {_so_far(state)}"
+        cap = _so_far(state) if state.mode == "classical" else \
+            count_of(state.max_events, "event")
+        return f"Stopped at the cap of {cap}"
     return f"{'Stopped' if state.stop_reason else 'Ended'} after {_so_far(state)}"
 
 
@@ -114,7 +117,9 @@ def _map_items(state: DebateState) -> list[ResultItem]:
     items += [ResultItem(title=f"Evidence ledger of {e.agent}",
                          detail=f"accepts: {'; '.join(e.accepts) or '-'}; rejects: "
                                 f"{'; '.join(e.rejects) or '-'}"
-                                f"{'; why: ' + e.why if e.why else ''}", by=[e.agent])
+                                f"{'; why: ' + e.why if e.why else ''}"
+                                f"{'; cited: ' + '; '.join(e.cited) if e.cited else ''}",
+                         by=[e.agent])
               for e in m.evidence_ledger]
     items += [ResultItem(title="Resolution path", detail=p) for p in m.resolution_paths]
     return items

@@ -52,6 +52,7 @@ from roundtable_desktop.kinds.debate.offline_debater import (
     find_move,
     heard,
 )
+from roundtable_desktop.kinds.debate.offline_pull import tool_requests
 from roundtable_desktop.kinds.debate.offline_reading import (
     BoardClaim,
     Persona,
@@ -340,7 +341,9 @@ def classical_update(request: ChatRequest, seed: int) -> str:
                     reverse=True)
     cited = [eid for score, eid in scored[:1] if score > 0.1]
     return json.dumps({"stances": stances, "new_cruxes": cruxes[:3],
-                       "flip_triggers": triggers[:1], "cited": cited}, ensure_ascii=False)
+                       "flip_triggers": triggers[:1], "cited": cited,
+                       "tool_requests": tool_requests(system, p, cruxes)},
+                      ensure_ascii=False)
 
 
 CLASSICAL_POLICIES = {PLAN: classical_plan, SPEECH: classical_speech,

@@ -28,6 +28,7 @@ from roundtable_desktop.kinds.debate.context import (
     rank_anchors,
     section,
     snippet_line,
+    tools_lines,
 )
 from roundtable_desktop.kinds.debate.deck import Anchor
 from roundtable_desktop.kinds.debate.requests import (
@@ -41,6 +42,7 @@ from roundtable_desktop.kinds.debate.state import (
     ClaimPosition,
     CruxNote,
     DebateState,
+    ToolRequest,
 )
 
 PLAN, SPEECH, UPDATE = "plan", "speech", "update"
@@ -60,6 +62,7 @@ class SpeechUpdate(BaseModel):
     new_cruxes: list[CruxNote] = Field(default_factory=list, max_length=3)
     flip_triggers: list[str] = Field(default_factory=list, max_length=3)
     cited: list[str] = Field(default_factory=list, max_length=5)  # excerpt ids: "e1"
+    tool_requests: list[ToolRequest] = Field(default_factory=list, max_length=5)
 
 
 def board_lines(state: DebateState) -> list[str]:
@@ -164,6 +167,9 @@ def speech_request(state: DebateState, snapshot: PromptSnapshot, model: str, age
               section("snippets", "RETRIEVED SNIPPETS", state.budget.snippets,
                       said_lines(state, agent),
                       empty="(no past messages of the others retrieved)"),
+              *([section("tools", "TOOL OUTPUTS", state.budget.tools, tools_lines(
+                  state, agent, [], last_pulled(state, agent)))]
+                if any(p.agent == agent.id for p in state.pulls) else []),
               snapshot.filled("speech")]
     lines = [f"TURN: {turn.index}", f"YOUR INTENT: {turn.intent or '(say where you stand)'}"]
     if turn.interrupts:
@@ -179,9 +185,20 @@ def speech_request(state: DebateState, snapshot: PromptSnapshot, model: str, age
 
 
 # -- update --
+def last_pulled(state: DebateState, agent: Agent) -> int:
+    """The turn of the agent's latest tool calls (-1: none yet)."""
+    return max((p.round for p in state.pulls if p.agent == agent.id), default=-1)
+
+
 def update_request(state: DebateState, snapshot: PromptSnapshot, model: str, agent: Agent,
-                   turn: ClassicalTurn, anchors: list[Anchor]) -> Built:
-    layers = [persona_layer(snapshot, agent), snapshot.filled("update")]
+                   turn: ClassicalTurn, anchors: list[Anchor],
+                   listed: list[tuple[str, str, str]] | None = None) -> Built:
+    """The speaker's update after its speech: where it stands, and (TOOL OUTPUTS) the
+    tools it may call for its next turn with what its last calls brought back."""
+    layers = [persona_layer(snapshot, agent),
+              section("tools", "TOOL OUTPUTS", state.budget.tools,
+                      tools_lines(state, agent, listed or [], last_pulled(state, agent))),
+              snapshot.filled("update")]
     mine = [f"- {c.id} | {s.stance} | {s.confidence:.2f}" for c in state.claims
             if (s := state.latest_stance(agent.id, c.id)) is not None]
     others = [line for line in positions_lines(state) if f"| {agent.name} |" not in line]

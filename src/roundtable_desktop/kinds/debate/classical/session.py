@@ -34,7 +34,10 @@ What the window reads (all in `state.classical`, a ClassicalState; `state.mode`)
   `current_plans()` (each agent's latest: the urgency bars); `next_speaker`: the plan of
   an interrupter waiting for the floor;
 - `sidebar`: SidebarEntry list (turn, agent, kind "citation" | "tool", source, snippet).
-  No tool runs in classical mode yet: only citations are recorded.
+  After a speech the speaker's update may ask for tools (kinds/debate/tools.py, the
+  same toolbox and budget as blitz): they run at once, each result (or error line) goes
+  to the sidebar as a "tool" entry with its citation, and into that agent's next speech
+  and update requests (TOOL OUTPUTS).
 Events (StateChanged parts): `plans` (detail: agent id, one per plan once the plan
 round is back; kept in agent order so a replay is the same), `speaker`
 (detail: agent id, or "" for a silent turn), `sentence` (detail: speaker id, a sentence
@@ -71,6 +74,7 @@ from roundtable_desktop.kinds.debate.classical.state import (
     ClassicalState,
     ClassicalTurn,
     PlanRecord,
+    SidebarEntry,
 )
 from roundtable_desktop.kinds.debate.classical.update import after_turn, apply_update
 from roundtable_desktop.kinds.debate.deck import Anchor
@@ -254,13 +258,22 @@ async def _update(session: DebateSession, turn: ClassicalTurn, anchors: list[Anc
     s = session.state
     agent = s.agent(turn.speaker or "")
     request, layers = update_request(s, session.snapshot(), session.model, agent, turn,
-                                     anchors)
+                                     anchors, session.tools.listed())
     label = f"{agent.name} · update, turn {turn.index}"
     result = await call_structured(session, agent.id, request, SpeechUpdate, label=label,
                                    layers=layers)
     if result.value is None:
         s.failures.append(f"{label}: {result.error}")
     apply_update(s, turn, result.value, anchors)
+    if result.value is not None and result.value.tool_requests:
+        for pull in await session.tools.run(agent.id, turn.index,
+                                            result.value.tool_requests):
+            c = classical_of(s)
+            cited = f" — {pull.citation}" if pull.citation else ""
+            c.sidebar.append(SidebarEntry(turn=turn.index, agent=agent.id, kind="tool",
+                                          source=f"{pull.tool}{cited}",
+                                          snippet=("\n".join(pull.text.splitlines()[1:])
+                                                   or pull.text)[:600]))
     session.emit(StateChanged(part="stances", detail=agent.id))
     session.emit(StateChanged(part="sidebar"))
 

@@ -18,7 +18,8 @@ import re
 from roundtable_desktop.kinds.debate.classical.requests import SpeechUpdate
 from roundtable_desktop.kinds.debate.classical.state import ClassicalTurn, SidebarEntry
 from roundtable_desktop.kinds.debate.deck import Anchor
-from roundtable_desktop.kinds.debate.merge import MAX_CRUXES, SAME_CRUX
+from roundtable_desktop.kinds.debate.merge import MAX_CRUXES
+from roundtable_desktop.kinds.debate.merge_groups import SAME_CRUX
 from roundtable_desktop.kinds.debate.progress import record_metrics, snapshot
 from roundtable_desktop.kinds.debate.state import (
     AgentStance,

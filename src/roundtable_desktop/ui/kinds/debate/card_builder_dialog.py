@@ -4,17 +4,18 @@ The user names the card (name, handle), picks one source (a feed URL or file, a 
 of text/Markdown files, or excerpts pasted here: paragraphs split by blank lines, a last
 line that is a URL being that excerpt's source), the deck it goes to (one of their own
 decks, or a new one) and the deck's topic, and presses Build. The persona builder
-(kinds/debate/persona_build/pipeline.py) reads the source and makes its nine calls through the live
-debate session, so the recorder keeps them and the Calls dock shows them; each call's
-step is marked in the dialog as it starts and ends. On success the card is in the deck
-(written by the builder to the user's decks folder) and `cardBuilt(deck, card_id)` tells
-the Cards dock; on failure the reason is shown and nothing is added (the builder writes a
-contract only once it validates). Cancel cancels the build's calls.
-Bundled decks are read-only resources: new cards always go to the user's decks.
-What is not a widget (the form's checks, the deck config, the excerpts file's text, the
-user's decks) is in debate_card_source.py.
-Open it with `open()`; must hold no engine logic beyond building the config.
-"""
+(kinds/debate/persona_build/pipeline.py) reads the source and makes its nine calls
+through the live debate session, so the recorder keeps them and the Calls dock shows
+them; each call's step is marked in the dialog as it starts and ends. On success the
+card is in the deck (written by the builder to the user's decks folder) and
+`cardBuilt(deck, card_id)` tells the Cards dock, and the dialog offers "Add to the hand"
+(`addToHand(deck, card_id)`: the dock adds it to the hand it holds, whatever its deck);
+on failure the reason is shown and nothing is added (the builder writes a contract only
+once it validates). Cancel cancels the build's calls. Bundled decks are read-only
+resources: new cards always go to the user's decks. What is not a widget (the form's
+checks, the deck config, the excerpts file's text, the user's decks) is in
+debate_card_source.py. Open it with `open()`; must hold no engine logic beyond building
+the config."""
 
 from __future__ import annotations
 
@@ -77,6 +78,7 @@ from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 class DebateCardBuilderDialog(QDialog):
     cardBuilt = Signal(str, str)  # deck name, card id
+    addToHand = Signal(str, str)  # deck name, card id: the user took the offer
     buildEnded = Signal()  # built, failed or cancelled: the dialog may be deleted now
 
     def __init__(self, runner: SessionRunner | None, bridge: EngineBridge,
@@ -144,6 +146,13 @@ class DebateCardBuilderDialog(QDialog):
         self.build_button.setDefault(True)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("cardBuilderCancel")
+        self.add_to_hand_button = QPushButton("&Add to the hand")
+        self.add_to_hand_button.setObjectName("cardBuilderAddToHand")
+        self.add_to_hand_button.setToolTip("Put the new card in the hand you are building, "
+                                           "beside the cards of other decks already there.")
+        self.add_to_hand_button.hide()  # offered once a card is built
+        self.add_to_hand_button.clicked.connect(self._on_add_to_hand_clicked)
+        self._built: tuple[str, str] | None = None
         self.build_button.clicked.connect(self.build)
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
 
@@ -155,6 +164,7 @@ class DebateCardBuilderDialog(QDialog):
         form.addRow("Source", source_row)
         buttons = QHBoxLayout()
         buttons.addWidget(self.status, 1)
+        buttons.addWidget(self.add_to_hand_button)
         buttons.addWidget(self.build_button)
         buttons.addWidget(self.cancel_button)
         layout = QVBoxLayout(self)
@@ -251,6 +261,8 @@ class DebateCardBuilderDialog(QDialog):
             return False
         self._reset_steps()
         self._report = None
+        self._built = None
+        self.add_to_hand_button.hide()
         self._set_building(True)
         self.status.setText("Reading the source…")
         self._task = asyncio.ensure_future(self._build())
@@ -288,8 +300,22 @@ class DebateCardBuilderDialog(QDialog):
         kept = f" The previous version is kept in {Path(result.previous_contract).parent}." \
             if result.previous_contract else ""
         self.status.setText(f"{result.name} is in the {deck} deck: {result.anchors} anchors "
-                            f"from {result.items_kept} of {result.items_read} items.{kept}")
+                            f"from {result.items_kept} of {result.items_read} items.{kept} "
+                            "Add it to the hand?")
+        self._built = (deck, result.id)
+        self.add_to_hand_button.setEnabled(True)
+        self.add_to_hand_button.show()
+        self.add_to_hand_button.setDefault(True)
         self.cardBuilt.emit(deck, result.id)
+
+    def _on_add_to_hand_clicked(self) -> None:
+        if self._built is None:
+            return
+        self.addToHand.emit(*self._built)
+        self.add_to_hand_button.setEnabled(False)
+        self.add_to_hand_button.setDefault(False)
+        self.status.setText(f"{self.status.text().removesuffix(' Add it to the hand?')} "
+                            "It is in the hand.")
 
     def _sources(self, scratch: Path) -> dict[str, str]:
         key = self.source_key()

@@ -1,7 +1,7 @@
 """The Cards dock's hold on the card builder dialog: one at a time (an open one is brought
-forward), its `cardBuilt(deck, card_id)` passed on, and the dialog deleted once closed
-(after its build has ended, when it was cancelled as it closed).
-
+forward), its `cardBuilt(deck, card_id)` and `addToHand(deck, card_id)` passed on, and
+the dialog deleted once closed (after its build has ended, when it was cancelled as it
+closed).
 Opens and keeps the dialog only: must not read decks, touch the hand or hold engine logic.
 """
 
@@ -17,6 +17,7 @@ from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 class DebateCardsBuilderHolder(QObject):
     cardBuilt = Signal(str, str)  # deck name, card id
+    addToHand = Signal(str, str)  # deck name, card id
 
     def __init__(self, parent: QObject, bridge: EngineBridge,
                  runner: SessionRunner | None) -> None:
@@ -32,6 +33,7 @@ class DebateCardsBuilderHolder(QObject):
             return self.dialog
         dialog = DebateCardBuilderDialog(self._runner, self._bridge, window, deck=deck)
         dialog.cardBuilt.connect(self.cardBuilt)
+        dialog.addToHand.connect(self.addToHand)
         dialog.finished.connect(self._on_dialog_finished)
         self.dialog = dialog
         dialog.open()

@@ -3,17 +3,19 @@
 Browser: a deck chooser and a grid of the deck's cards (avatar, name, handle, suite);
 locked cards are greyed and cannot be selected. Detail: the selected card's name,
 handle and suite and one sentence for each of the six dimensions, with "Add to hand".
-Hand: 3-8 cards, the topic, the mode (Blitz: table rounds and merges; Classical: a
-conversation with plans and interruptions) and Deal (Alt+D), which performs
-Action(id="deal", params={"cards": [ids]}, text=topic) on the shown debate when it is of
-this deck and mode and not under way yet; otherwise it starts a new debate of this deck
-in that mode (the session option `mode`) and deals there, asking first when the shown
-debate is under way (new_deal.py). The deck's description is shown whole (wrapped).
-A hand that cannot be dealt is refused here with the engine's own reason.
-New card… (beside the deck chooser; the Session menu's New card…, Ctrl+Shift+K) opens
-the card builder (docks/debate_card_builder_dialog.py); a card it builds is shown at
-once: the deck list is read again and the card's deck shown with the card selected.
-Keyboard: arrows move in the grid, Enter adds the card, Delete removes the hand's
+Hand: 3-8 cards, from any decks (choosing another deck keeps the hand; a card of
+another deck is dealt as "deck/id", kinds/debate/hand.py), the topic, the mode (Blitz:
+table rounds and merges; Classical: a conversation with plans and interruptions) and
+Deal (Alt+D), which performs Action(id="deal", params={"cards": [ids]}, text=topic) on
+the shown debate when it is of this deck and mode and not under way yet; otherwise it
+starts a new debate of this deck in that mode (the session option `mode`) and deals
+there, asking first when the shown debate is under way (new_deal.py). The deck's
+description is shown whole (wrapped). A hand that cannot be dealt is refused here with
+the engine's own reason. New card… (beside the deck chooser; the Session menu's New
+card…, Ctrl+Shift+K) opens the card builder (card_builder_dialog.py); a card it builds
+is shown at once: the deck list is read again and the card's deck shown with the card
+selected; the builder's "Add to the hand" puts it in the hand beside the cards already
+there. Keyboard: arrows move in the grid, Enter adds the card, Delete removes the hand's
 selected card (cards_keys.py), Alt+D deals; Ctrl+Return stays the toolbar's next step,
 as the status line says, wherever the focus is. The grid's widget and items are built in
 cards_grid.py, the detail in cards_detail.py; this dock holds the deck, the hand and the
@@ -45,8 +47,8 @@ from roundtable_desktop.kinds.debate.deck import (
     HandError,
     deck_names,
     load_deck,
-    validate_hand,
 )
+from roundtable_desktop.kinds.debate.hand import card_ref, resolve_hand
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
 from roundtable_desktop.ui.kinds.debate.card_builder_dialog import DebateCardBuilderDialog
@@ -84,6 +86,7 @@ class DebateCardsDock(DebateDock):
         self._filled_for: str | None = None  # the session whose hand is shown
         self._deck: Deck | None = None
         self._hand: list[str] = []
+        self._hand_decks: dict[str, str] = {}  # card id -> its deck (a hand mixes decks)
 
         self.deck_combo = QComboBox()
         self.deck_combo.setObjectName("debateDeckCombo")
@@ -169,6 +172,7 @@ class DebateCardsDock(DebateDock):
         self.deal_button.clicked.connect(self.deal)
         self.new_card_button.clicked.connect(self.open_card_builder)
         self._builder.cardBuilt.connect(self._on_builder_card_built)
+        self._builder.addToHand.connect(self._on_builder_add_to_hand)
         self.topic.returnPressed.connect(self.deal)
         self.keys = DebateCardsKeyFilter(self, grid=self.grid, hand_list=self.hand_list,
                                          add=self._on_add_clicked,
@@ -229,7 +233,6 @@ class DebateCardsDock(DebateDock):
             return
         self._deck = deck
         self.deck_note.set_full_text(deck.description)
-        self._hand = [cid for cid in self._hand if in_deck(deck, cid)]
         fill_card_grid(self.grid, deck)
         self._fit_grid()
         first = first_selectable_row(self.grid)
@@ -280,11 +283,37 @@ class DebateCardsDock(DebateDock):
             self.grid.setCurrentItem(item)
             self.grid.scrollToItem(item)
 
+    def _on_builder_add_to_hand(self, deck: str, card_id: str) -> None:
+        if self.add_card(deck, card_id):
+            card = self._deck_named(deck)
+            name = card.card(card_id).name if card is not None else card_id
+            self.reason.setText(f"{name} joined the hand.")
+
     # -- the hand ----------------------------------------------------------------------------
+    def _deck_named(self, name: str) -> Deck | None:
+        if self._deck is not None and self._deck.name == name:
+            return self._deck
+        try:
+            return load_deck(name)
+        except DeckError:
+            return None
+
+    def add_card(self, deck_name: str, card_id: str) -> bool:
+        """Add a card of any deck to the hand; False (with the reason shown) when it
+        cannot be."""
+        deck = self._deck_named(deck_name)
+        if deck is None:
+            self.reason.setText(f"There is no deck {deck_name!r}.")
+            return False
+        return self._add(deck, card_id)
+
     def add(self, card_id: str) -> bool:
-        """Add a card to the hand; False (with the reason shown) when it cannot be."""
-        deck = self._deck
-        if deck is None or not in_deck(deck, card_id):
+        """Add a card of the deck shown to the hand; False (with the reason shown) when
+        it cannot be."""
+        return self._deck is not None and self._add(self._deck, card_id)
+
+    def _add(self, deck: Deck, card_id: str) -> bool:
+        if not in_deck(deck, card_id):
             return False
         card = deck.card(card_id)
         if card.locked:
@@ -297,6 +326,7 @@ class DebateCardsDock(DebateDock):
             self.reason.setText(f"A hand holds at most {MAX_HAND} cards.")
             return False
         self._hand.append(card_id)
+        self._hand_decks[card_id] = deck.name
         self.reason.clear()
         self._show_hand()
         return True
@@ -304,21 +334,27 @@ class DebateCardsDock(DebateDock):
     def remove(self, card_id: str) -> None:
         if card_id in self._hand:
             self._hand.remove(card_id)
+            self._hand_decks.pop(card_id, None)
             self._show_hand()
 
     def set_hand(self, ids: list[str]) -> None:
-        self._hand = []
+        """The hand: these cards of the deck shown."""
+        self._hand, self._hand_decks = [], {}
         for cid in ids:
             self.add(cid)
         self._show_hand()
 
+    def hand_refs(self) -> list[str]:
+        """The hand as the deal names it: ids of its first card's deck, "deck/id" else."""
+        home = self._hand_decks.get(self._hand[0], "") if self._hand else ""
+        return [card_ref(self._hand_decks.get(cid, home), cid, home) for cid in self._hand]
+
     def _show_hand(self) -> None:
-        deck = self._deck
         self.hand_list.clear()
         for cid in self._hand:
-            if deck is None:
-                break
-            self.hand_list.addItem(hand_item(deck, deck.card(cid)))
+            deck = self._deck_named(self._hand_decks.get(cid, ""))
+            if deck is not None and in_deck(deck, cid):
+                self.hand_list.addItem(hand_item(deck, deck.card(cid)))
         count = len(self._hand)
         self.hand_label.setText(f"Hand: {count} of {MIN_HAND}-{MAX_HAND} cards")
         self.remove_button.setEnabled(bool(self._hand))
@@ -342,10 +378,6 @@ class DebateCardsDock(DebateDock):
     # -- dealing ------------------------------------------------------------------------------
     def deal(self) -> bool:
         """Deal the hand on the topic; False with the reason shown when refused."""
-        deck = self._deck
-        if deck is None:
-            self.reason.setText("Choose a deck first.")
-            return False
         if self.bridge.read_only:
             self.reason.setText("Replay is read-only: leave it to deal a hand.")
             return False
@@ -353,8 +385,14 @@ class DebateCardsDock(DebateDock):
             self.reason.setText("A step is running: wait for it or press Stop.")
             return False
         topic = self.topic.text().strip()
+        refs = self.hand_refs()
+        deck = self._deck_named(self._hand_decks.get(self._hand[0], "")) if self._hand \
+            else self._deck
+        if deck is None:
+            self.reason.setText("Choose a deck first.")
+            return False
         try:
-            validate_hand(deck, self._hand, topic)
+            resolve_hand(deck, refs, topic)
         except HandError as exc:
             self.reason.setText(exc.message)
             return False
@@ -365,14 +403,14 @@ class DebateCardsDock(DebateDock):
         if state is not None and state.deck == deck.name and state.mode == self.mode() \
                 and spec is not None and spec.enabled:
             self.reason.setText(f"Dealt {len(self._hand)} cards.")
-            self.perform(Action(id="deal", params={"cards": list(self._hand)}, text=topic))
+            self.perform(Action(id="deal", params={"cards": refs}, text=topic))
             return True
         if self.runner is None:
             self.reason.setText("No session runner: cannot start a debate.")
             return False
         # Another deck or mode, or a debate under way: a new debate, dealt once shown;
         # one under way is not thrown away without asking.
-        self.new_deal.deal(deck.name, list(self._hand), topic, self.mode(),
+        self.new_deal.deal(deck.name, refs, topic, self.mode(),
                            under_way_words(state, calls_shown(self.bridge)))
         return True
 
@@ -382,10 +420,12 @@ class DebateCardsDock(DebateDock):
         shown = self.bridge.session_id()
         # The hand the debate holds, once per debate shown: a hand the user emptied to
         # build another is not filled again behind their back.
-        if state is not None and shown != self._filled_for and self._deck is not None \
-                and state.deck == self._deck.name:
+        if state is not None and shown != self._filled_for and self._deck is not None:
             self._filled_for = shown
-            self.set_hand([a.id for a in state.agents])
+            self._hand, self._hand_decks = [], {}
+            for agent in state.agents:
+                self.add_card(agent.deck or state.deck, agent.id)
+            self._show_hand()
             self.set_mode(state.mode)
             self.topic.setText(state.topic)
             self.topic.setCursorPosition(0)

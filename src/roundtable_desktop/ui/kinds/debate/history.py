@@ -23,7 +23,8 @@ from roundtable_desktop.store.records import SessionInfo
 
 KIND = "debate"
 LIST_LIMIT = 2000  # sessions of every kind scanned for debates
-OUTCOMES = {"converged": "Converged", "diverged": "Diverged", "cap": "Cap reached"}
+OUTCOMES = {"converged": "Converged", "diverged": "Diverged", "cap": "Cap reached",
+            "schedule": "Schedule played"}
 
 
 class DebateRow(BaseModel):

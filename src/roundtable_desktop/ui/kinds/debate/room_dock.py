@@ -1,8 +1,8 @@
 """The debate's game room sidebar: what to do next, the claim selector (it drives the
 polygon's shading), where the selected claim stands, its metrics over time, the crux
-list, every agent's flip conditions and, once drawn, the whole disagreement map (every
-item of the debate's result, as the exports have it; the end panel shows the few that
-matter most).
+list, every agent's flip conditions, once drawn, the whole disagreement map (every item
+of the debate's result, as the exports have it; the end panel shows the few that matter
+most), and every tool call with what came back and its citation (or its error line).
 
 Metrics (pyqtgraph): stance entropy (bits) and confidence-weighted distance per event
 (0: the initial stances, then each table round and the final table) for the selected
@@ -63,6 +63,7 @@ class DebateRoomDock(DebateDock):
         self.claim_combo.setMinimumContentsLength(10)
         self.claim_text = _label("debateClaimText")
         self.outcome = _label("debateClaimOutcome")
+        self.schedule = _label("debateSchedule")  # rounds, merge cycles, the event cap
         self.entropy_plot = _plot("debateEntropyPlot")
         self.distance_plot = _plot("debateDistancePlot")
         self.entropy_curve = self.entropy_plot.plot([], [])
@@ -83,6 +84,10 @@ class DebateRoomDock(DebateDock):
         self.map_list.setObjectName("debateMapList")
         self.map_list.setWordWrap(True)
         self.tabs.addTab(self.map_list, "Map")
+        self.tool_list = QListWidget()
+        self.tool_list.setObjectName("debateToolList")
+        self.tool_list.setWordWrap(True)
+        self.tabs.addTab(self.tool_list, "Tools")
 
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -91,6 +96,7 @@ class DebateRoomDock(DebateDock):
         layout.addWidget(self.claim_combo)
         layout.addWidget(self.claim_text)
         layout.addWidget(self.outcome)
+        layout.addWidget(self.schedule)
         layout.addWidget(self.plot_legend)
         plots = QHBoxLayout()
         plots.addWidget(_headed("Stance entropy (bits)", self.entropy_plot), 1)
@@ -118,6 +124,9 @@ class DebateRoomDock(DebateDock):
     def flip_lines(self) -> list[str]:
         return [self.flips.item(i).text() for i in range(self.flips.count())]
 
+    def tool_lines(self) -> list[str]:
+        return [self.tool_list.item(i).text() for i in range(self.tool_list.count())]
+
     def map_lines(self) -> list[str]:
         return [self.map_list.item(i).text() for i in range(self.map_list.count())]
 
@@ -130,20 +139,23 @@ class DebateRoomDock(DebateDock):
         self.next_label.setText(next_sentence(state, specs, running=self.running(),
                                               read_only=self.bridge.read_only))
         if state is None:
-            for widget in (self.claim_text, self.outcome):
+            for widget in (self.claim_text, self.outcome, self.schedule):
                 widget.clear()
             self.claim_combo.clear()
             self.cruxes.clear()
             self.flips.clear()
             self.map_list.clear()
+            self.tool_list.clear()
             return
         self._fill_claims(state)
+        self.schedule.setText(schedule_words(state))
         claim = focused_claim(state, self.focus)
         self._show_claim(state, claim)
         self._draw(state, claim)
         self._fill_cruxes(state, claim)
         self._fill_flips(state)
         self._fill_map(state)
+        self._fill_tools(state)
 
     def _fill_claims(self, state: DebateState) -> None:
         fill_claim_combo(self.claim_combo, state, self.focus)
@@ -254,6 +266,27 @@ class DebateRoomDock(DebateDock):
             self.map_list.addItem(f"{item.title}\n   {item.detail}{by}")
         self.tabs.setTabText(2, f"Map ({len(result.items)})")
 
+    def _fill_tools(self, state: DebateState) -> None:
+        """Every tool call: who, which tool with what, and what came back with its
+        citation, or the error line."""
+        names = {a.id: a.name for a in state.agents}
+        self.tool_list.clear()
+        for p in state.pulls:
+            query = ", ".join(f"{v}" for v in p.arguments.values())[:80]
+            head = f"round {p.round} · {names.get(p.agent, p.agent)} · {p.tool}({query})"
+            if p.ok:
+                first = next((line for line in p.text.splitlines()[1:] if line), p.text)
+                cited = f"cited: {p.citation}" if p.citation else "nothing cited"
+                self.tool_list.addItem(f"{head}\n   {cited}\n   {first[:300]}")
+                self.tool_list.item(self.tool_list.count() - 1).setToolTip(
+                    plain_tooltip(p.text))
+            else:
+                self.tool_list.addItem(f"{head}\n   ✗ {p.text}")
+        if not state.pulls:
+            self.tool_list.addItem("No tool has run yet: the agents call them when a "
+                                   "dispute turns on a fact.")
+        self.tabs.setTabText(3, f"Tools ({len(state.pulls)})")
+
     # -- events and theme -----------------------------------------------------------------
     def on_event(self, event: object) -> None:
         super().on_event(event)
@@ -272,6 +305,16 @@ class DebateRoomDock(DebateDock):
     def _on_theme_changed(self) -> None:
         self._follow_palette()
         self.refresh()
+
+
+def schedule_words(state: DebateState) -> str:
+    """"Round 1 of 3 per table, a merge after each; tables reseated at 2 merges; at
+    most 12 events" (blitz), "" in classical mode (its turn cap says the same)."""
+    if state.mode != "blitz":
+        return ""
+    return (f"Round {state.table_rounds()} of {state.rounds_per_table} per table, a merge "
+            f"after each; tables reseated at {count_of(state.merge_cycles, 'merge')}; "
+            f"at most {count_of(state.max_events, 'event')} (the cap).")
 
 
 def _plot(name: str) -> pg.PlotWidget:
