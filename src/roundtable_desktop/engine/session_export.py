@@ -20,10 +20,16 @@ from roundtable_desktop.store.export import (
     render_export,
     scrubbed_export,
 )
+from roundtable_desktop.store.export_json import chunked_export, render_chunked_json
 
 
 def export_session(store: SessionStore, session_id: str, fmt: ExportFormat) -> str:
     remember_known_keys()
+    if fmt == "json":  # texts as chunk references: grows with the store (format 3)
+        session = store.get_session(session_id, damaged_ok=True)
+        summary = summarize_stored(session.kind, session.state)
+        data = chunked_export(store, session_id, f"{session.kind}-session", summary)
+        return scrub(render_chunked_json(data))
     data = collect_export(store, session_id)
     session = data.session
     data.format = f"{session.kind}-session"

@@ -47,6 +47,7 @@ from roundtable_desktop.domain.events import Event
 from roundtable_desktop.store.blobs import BlobWriter
 from roundtable_desktop.store.call_writes import CallWrites
 from roundtable_desktop.store.checkpointer import WalCheckpointer
+from roundtable_desktop.store.chunk_reads import ChunkReads
 from roundtable_desktop.store.chunking import JSON_OBJECT
 from roundtable_desktop.store.connection import (
     BUSY_TIMEOUT_MS,
@@ -78,7 +79,7 @@ EVENT_BATCH = "batch"
 MAX_WARNINGS = 200
 
 
-class SessionStore(SessionReads, CallWrites):
+class SessionStore(SessionReads, ChunkReads, CallWrites):
     """Sessions, events, calls and checkpoints in one SQLite file. Use `SessionStore.open`."""
 
     def __init__(
