@@ -125,7 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     exp = sub.add_parser("export", help="export a stored session")
     exp.add_argument("session", nargs="?", help="session id or prefix (default: the latest)")
     exp.add_argument("--db", type=Path)
-    exp.add_argument("--format", choices=["html", "md", "json"], required=True)
+    exp.add_argument("--format", choices=["html", "md", "json", "replay"], required=True,
+                     help="replay: one self-contained page that steps through the session")
     exp.add_argument("--out", type=Path, help="file to write (default: standard output)")
 
     ls = sub.add_parser("sessions", help="list stored sessions, most recently active first")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.engine.registry import summarize_stored
+from roundtable_desktop.engine.replay_export import export_replay_page
 from roundtable_desktop.llm.keys import remember_known_keys
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.export import (
@@ -25,6 +26,8 @@ from roundtable_desktop.store.export_json import chunked_export, render_chunked_
 
 def export_session(store: SessionStore, session_id: str, fmt: ExportFormat) -> str:
     remember_known_keys()
+    if fmt == "replay":  # the interactive page: its data as chunk references too
+        return export_replay_page(store, session_id)
     if fmt == "json":  # texts as chunk references: grows with the store (format 3)
         session = store.get_session(session_id, damaged_ok=True)
         summary = summarize_stored(session.kind, session.state)

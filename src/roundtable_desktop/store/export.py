@@ -31,7 +31,7 @@ from roundtable_desktop.domain.text import label_text, xml_text
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.records import CallRecord, Checkpoint, SessionRecord
 
-ExportFormat = Literal["html", "md", "json"]
+ExportFormat = Literal["html", "md", "json", "replay"]  # replay: engine/replay_export.py
 
 # The builder's element maker, for HTML5 tags the builder has no constant for.
 _H = E.E
