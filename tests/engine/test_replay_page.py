@@ -28,6 +28,7 @@ from roundtable_desktop.engine.registry import register_kind
 from roundtable_desktop.engine.session_export import export_session
 from roundtable_desktop.engine.spec import KindSpec, ReplayPanel
 from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.store.export_json import read_export
 from roundtable_desktop.store.recorder import SessionRecorder
 
 # Text a page must show as text: markup, a script, a lone surrogate's stand-in, a CR.
@@ -157,3 +158,25 @@ def test_the_page_grows_linearly_with_the_session(store):
     large = len(export_session(store, record_board(store, 160), "replay"))
     # Whole requests would grow ~16 times (4x the turns, each ~4x longer): chunks ~4-6x.
     assert large < 7 * small
+
+
+def test_a_key_stored_before_it_was_known_is_in_no_page_or_json_export(store, monkeypatch):
+    key = "sk-later-0123456789abcdefDEADBEEF"
+    session_id = record_board(store, 3)
+    call = store.calls(session_id)[0]
+    assert call.request  # recorded before the key was known: the store holds it raw
+    recorder = SessionRecorder(store, session_id, lambda: {"board": [{"line": key}]})
+    recorder(ActionStarted(action="infer", actor_id="ada"))
+    recorder(CallStarted(call_id="leak", actor_id="ada", model="m", endpoint="offline",
+                         request={"model": "m", "messages": [
+                             {"role": "user", "content": f"my key is {key}\nthanks"}]}))
+    recorder(ActionFinished(action="infer"))
+    monkeypatch.setenv("ROUNDTABLE_API_KEY", key)
+    for fmt in ("replay", "json"):
+        assert key not in export_session(store, session_id, fmt), fmt
+    data = page_data(export_session(store, session_id, "replay"))
+    shown = request_of(data, data["steps"][-1])["messages"][0]["content"]
+    exported = read_export(export_session(store, session_id, "json")).calls
+    assert len(data["steps"]) == len(exported) == 4, "the call is redacted, not left out"
+    assert shown.startswith("my key is ") and shown.endswith("\nthanks")
+    assert exported[-1].request["messages"][0]["content"] == shown

@@ -21,7 +21,7 @@ from roundtable_desktop.engine.registry import all_kinds, summarize_stored
 from roundtable_desktop.llm.keys import remember_known_keys
 from roundtable_desktop.paths import resources_dir
 from roundtable_desktop.store.chunk_reads import StoredCall, StoredCheckpoint
-from roundtable_desktop.store.chunk_table import ChunkTable, joined_text
+from roundtable_desktop.store.chunk_table import ChunkTable
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.export import _call_facts, _session_facts
 from roundtable_desktop.store.replay_page import render_replay_page
@@ -108,12 +108,11 @@ def _step(call: StoredCall, table: ChunkTable, names: dict[str, str]) -> dict[st
     if table.exact(request):
         step["request_chunks"] = request
     else:
-        step["request"] = request_from_text(joined_text(table.entries, request))
+        step["request"] = table.raw_value(request, request_from_text)
     if table.exact(layers):
         step["layers_chunks"] = layers
     else:
-        text = joined_text(table.entries, layers)
-        step["layers"] = json.loads(text) if text else []
+        step["layers"] = table.raw_value(layers, lambda text: json.loads(text) if text else [])
     return step
 
 
@@ -123,7 +122,7 @@ def _state(checkpoint: StoredCheckpoint, table: ChunkTable) -> dict[str, Any]:
         return {"state": {}}
     if table.exact(refs):
         return {"chunks": refs}
-    return {"state": json.loads(joined_text(table.entries, refs))}
+    return {"state": table.raw_value(refs, json.loads)}
 
 
 def _result(summary: SessionSummary | None) -> dict[str, Any] | None:

@@ -33,7 +33,7 @@ def export_session(store: SessionStore, session_id: str, fmt: ExportFormat) -> s
         summary = summarize_stored(session.kind, session.state)
         data = chunked_export(store, session_id, f"{session.kind}-session", summary)
         return scrub(render_chunked_json(data))
-    data = collect_export(store, session_id)
+    data = collect_export(store, session_id, history=False)  # html, md: calls and result
     session = data.session
     data.format = f"{session.kind}-session"
     data.summary = summarize_stored(session.kind, session.state)

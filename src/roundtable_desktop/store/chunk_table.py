@@ -12,10 +12,11 @@ Must not touch the database (store/chunk_reads.py reads the chunks) or know what
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
+from typing import Any
 
-from roundtable_desktop.domain.secrets import scrub, secrets_known
+from roundtable_desktop.domain.secrets import scrub, scrub_value, secrets_known
 
 ChunkEntry = str | dict[str, str]
 
@@ -43,6 +44,7 @@ class ChunkTable:
         self._index: dict[bytes, int] = {}
         self.entries: list[ChunkEntry] = []
         self._changed: set[int] = set()
+        self._digests: list[bytes] = []
 
     def refs(self, digests: Sequence[bytes]) -> list[int] | None:
         """Indices of the chunks, adding new ones; None when a chunk is missing."""
@@ -54,6 +56,7 @@ class ChunkTable:
                 if data is None:
                     return None
                 at = self._index[digest] = len(self.entries)
+                self._digests.append(digest)
                 entry, changed = _entry(data)
                 self.entries.append(entry)
                 if changed:
@@ -61,28 +64,40 @@ class ChunkTable:
             out.append(at)
         return out
 
+    def raw_value(self, refs: Sequence[int], parse: Callable[[str], Any]) -> Any:
+        """The text as stored (before scrubbing), parsed by `parse`, with every string in
+        the value scrubbed: for a text given whole because scrubbing changed its chunks."""
+        digests = [self._digests[i] for i in refs]
+        return scrub_value(parse(b"".join(self._chunks[d] for d in digests).decode("utf-8")))
+
     def whole_text(self, refs: Sequence[int]) -> str | None:
-        """The joined text, or None when it is not UTF-8."""
+        """The joined text as stored (before scrubbing), or None when it is not UTF-8."""
         try:
-            return joined_text(self.entries, refs)
+            return b"".join(self._chunks[self._digests[i]] for i in refs).decode("utf-8")
         except UnicodeDecodeError:
             return None
+
+    def _plain(self, at: int) -> str | None:
+        """The entry when it is the stored chunk as it is (text, unchanged by scrubbing)."""
+        entry = self.entries[at]
+        return entry if isinstance(entry, str) and at not in self._changed else None
 
     def char_count(self, refs: Sequence[int]) -> int | None:
         """How many characters the joined text has (None when it is not UTF-8), counted
         per chunk: no text is joined unless a chunk is cut inside a character."""
-        if any(not isinstance(self.entries[i], str) for i in refs):
+        plain = [self._plain(i) for i in refs]
+        if any(p is None for p in plain):
             text = self.whole_text(refs)
             return None if text is None else len(text)
-        return sum(len(self.entries[i]) for i in refs)
+        return sum(len(p) for p in plain if p is not None)
 
     def head(self, refs: Sequence[int], end: str) -> str | None:
         """The joined text up to (not including) the first `end`, or None when it has
         none (or is not UTF-8 that far)."""
         parts: list[str] = []
         for i in refs:
-            entry = self.entries[i]
-            if not isinstance(entry, str):
+            entry = self._plain(i)
+            if entry is None:
                 text = self.whole_text(refs)
                 if text is None or end not in text:
                     return None
@@ -98,10 +113,11 @@ class ChunkTable:
         """The first and the last character of the joined text ("" when empty)."""
         if not refs:
             return "", ""
-        first, last = self.entries[refs[0]], self.entries[refs[-1]]
-        head = first[:1] if isinstance(first, str) else ""
-        tail = last[-1:] if isinstance(last, str) else ""
-        return head, tail
+        first, last = self._plain(refs[0]), self._plain(refs[-1])
+        if first is None or last is None:
+            text = self.whole_text(refs) or ""
+            return text[:1], text[-1:]
+        return first[:1], last[-1:]
 
     def exact(self, refs: Sequence[int]) -> bool:
         """Whether the chunks join to the stored text with every secret scrubbed: no

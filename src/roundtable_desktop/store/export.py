@@ -88,15 +88,18 @@ class SessionExport(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-def collect_export(store: SessionStore, session_id: str) -> SessionExport:
+def collect_export(store: SessionStore, session_id: str, *,
+                   history: bool = True) -> SessionExport:
     """Everything readable about the session; damaged rows are left out, each named in
-    `warnings` (the store keeps them too, for the caller to show)."""
+    `warnings` (the store keeps them too, for the caller to show). Without `history`
+    the events and checkpoints are left out (the readable formats do not show them, and
+    a long session's states are most of what it stores)."""
     with store.noting_warnings() as warnings:
         data = SessionExport(
             session=store.get_session(session_id, damaged_ok=True),
             calls=store.calls(session_id),
-            events=store.events(session_id),
-            checkpoints=store.checkpoints(session_id),
+            events=store.events(session_id) if history else [],
+            checkpoints=store.checkpoints(session_id) if history else [],
         )
     data.warnings = list(dict.fromkeys(warnings))
     return data

@@ -114,12 +114,11 @@ def _call_row(record: CallRecord, request: list[bytes], layers: list[bytes],
     if table.exact(request_refs):
         row["request_chunks"] = request_refs
     else:
-        row["request"] = request_from_text(joined_text(table.entries, request_refs))
+        row["request"] = table.raw_value(request_refs, request_from_text)
     if table.exact(layer_refs):
         row["layers_chunks"] = layer_refs
     else:
-        text = joined_text(table.entries, layer_refs)
-        row["layers"] = json.loads(text) if text else []
+        row["layers"] = table.raw_value(layer_refs, _json_or_empty_list)
     return row
 
 
@@ -133,8 +132,12 @@ def _checkpoint_row(session_id: str, seq: int, action: str, ts: float, state: li
     if table.exact(refs):
         row["state_chunks"] = refs
     else:
-        row["state"] = json.loads(joined_text(table.entries, refs))
+        row["state"] = table.raw_value(refs, json.loads)
     return row
+
+
+def _json_or_empty_list(text: str) -> Any:
+    return json.loads(text) if text else []
 
 
 def render_chunked_json(data: dict[str, Any]) -> str:
