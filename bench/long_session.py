@@ -184,17 +184,27 @@ def window(db: Path, session_id: str, steps: int) -> None:
         app.processEvents()
         print(f"  {dock_type.__name__} refreshed:     {time.perf_counter() - began:7.2f} s")
     bar = win.menus.replay_widget
-    took: list[float] = []
-    if bar is not None:
+    if bar is not None and bar.step_count() > 1:
         count = bar.step_count()
-        for i in range(min(steps, max(count - 1, 0))):
+        bar.set_step(count // 2)
+        app.processEvents()
+        ahead: list[float] = []
+        for _ in range(min(steps, count - count // 2 - 1)):
             began = time.perf_counter()
-            bar.set_step(count - 1 - i if i % 2 else i)
+            bar.next_step()
             app.processEvents()
-            took.append((time.perf_counter() - began) * 1000)
-    if took:
-        print(f"  step (jumping across the session, {len(took)} steps): median "
-              f"{statistics.median(took):6.1f} ms, worst {max(took):6.1f} ms")
+            ahead.append((time.perf_counter() - began) * 1000)
+        jumps: list[float] = []
+        for target in (0, count - 1, count // 4, 3 * count // 4):
+            began = time.perf_counter()
+            bar.set_step(target)
+            app.processEvents()
+            jumps.append((time.perf_counter() - began) * 1000)
+        if ahead:
+            print(f"  step (-> from the middle, {len(ahead)} steps): median "
+                  f"{statistics.median(ahead):6.1f} ms, worst {max(ahead):6.1f} ms")
+        print(f"  jump (slider to 4 far steps): median {statistics.median(jumps):6.1f} ms, "
+              f"worst {max(jumps):6.1f} ms")
     win.hide()  # closing asks the (absent) event loop to finish work: the process ends
     store.close()
 
@@ -204,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=1000, help="turns to run (default 1000)")
     parser.add_argument("--no-window", action="store_true", help="leave the window out")
     parser.add_argument("--steps", type=int, default=20, help="replay steps to time")
+    parser.add_argument("--store", type=Path, default=None,
+                        help="skip the run: measure exports and window on this store's "
+                             "latest session (made by --keep)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="write the store and the exports to this folder")
     args = parser.parse_args(argv)
@@ -212,6 +225,16 @@ def main(argv: list[str] | None = None) -> int:
         out = args.keep or Path(tmp)
         out.mkdir(parents=True, exist_ok=True)
         os.environ.setdefault("ROUNDTABLE_HOME", str(Path(tmp) / "home"))
+        if args.store is not None:
+            store = SessionStore.open(args.store)
+            size, session_id = store_bytes(store, args.store), store.latest_session_id()
+            store.close()
+            print(f"Stored session {session_id}: store {_mb(size)}")
+            assert session_id is not None
+            exports(args.store, session_id, out)
+            if not args.no_window:
+                window(args.store, session_id, args.steps)
+            return 0
         db = out / "long.db"
         if db.exists():
             db.unlink()

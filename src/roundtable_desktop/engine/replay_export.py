@@ -14,7 +14,6 @@ import json
 from bisect import bisect_left
 from typing import Any
 
-from roundtable_desktop.domain.events import ActionFinished, CallStarted, Event, SessionEnded
 from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.engine.registry import all_kinds, summarize_stored
@@ -40,26 +39,14 @@ def _context_css() -> str:
         return ""
 
 
-def checkpoint_after_calls(events: list[Event], checkpoint_count: int) -> dict[str, int] | None:
-    """Call id -> index of the checkpoint written when its action ended; None when the
-    events do not line up with the checkpoints (then timestamps decide)."""
-    after: dict[str, int] = {}
-    closed = 0
-    for event in events:
-        if isinstance(event, CallStarted):
-            after[event.call_id] = closed
-        elif isinstance(event, ActionFinished | SessionEnded):
-            closed += 1
-    return after if closed == checkpoint_count else None
-
-
 def replay_data(store: SessionStore, session_id: str) -> dict[str, Any]:
     with store.noting_warnings() as warnings:
         session = store.get_session(session_id, damaged_ok=True)
         summary = summarize_stored(session.kind, session.state)
         calls = store.stored_calls(session_id)
         checkpoints = store.stored_checkpoints(session_id)
-        order = checkpoint_after_calls(store.events(session_id), len(checkpoints))
+        found, closed = store.call_checkpoint_order(session_id)
+        order = found if closed == len(checkpoints) else None  # else timestamps decide
         table = ChunkTable(store.session_chunks(session_id))
     names = {p.id: p.name for p in summary.participants} if summary else {}
     states: list[dict[str, Any]] = []

@@ -16,14 +16,15 @@ what it is asked for.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from roundtable_desktop.store.blobs import DIGEST_SIZE
-from roundtable_desktop.store.reading import DAMAGE, short_id, skipped
+from roundtable_desktop.store.blobs import DIGEST_SIZE, read_texts_or_none
+from roundtable_desktop.store.reading import DAMAGE, json_object, short_id, skipped
 from roundtable_desktop.store.records import CallRecord
 
 # Columns of a calls row that are not the texts' manifests.
@@ -132,6 +133,58 @@ class ChunkReads:
             found.append(StoredCheckpoint(row["seq"], str(row["action"]), float(row["ts"]),
                                           state))
         return found
+
+    def checkpoint_state(self, session_id: str, seq: int) -> dict[str, Any] | None:
+        """The state saved at one checkpoint, or None when it is missing or damaged (with
+        a warning)."""
+        with self._guard("read the checkpoint"):
+            row = self._db.execute(
+                "SELECT session_id, seq, state_manifest FROM checkpoints"
+                " WHERE session_id = ? AND seq = ?", (session_id, seq)).fetchone()
+            if row is None:
+                return None
+            (text,) = read_texts_or_none(self._db, [row["state_manifest"]])
+        state = json_object(text)
+        if state is None:
+            self._warn(skipped("checkpoint", row, "its saved state is damaged in the store"))
+        return state
+
+    def call_count(self, session_id: str) -> int:
+        with self._guard("count the calls"):
+            row = self._db.execute("SELECT COUNT(*) FROM calls WHERE session_id = ?",
+                                   (session_id,)).fetchone()
+        return int(row[0])
+
+    def checkpoint_marks(self, session_id: str) -> list[tuple[int, str, float]]:
+        """(seq, action, ts) of each checkpoint, in order: no state is read."""
+        with self._guard("read the checkpoints"):
+            rows = self._db.execute(
+                "SELECT seq, action, ts FROM checkpoints WHERE session_id = ? ORDER BY seq",
+                (session_id,)).fetchall()
+        return [(int(r[0]), str(r[1]), float(r[2])) for r in rows]
+
+    def call_checkpoint_order(self, session_id: str) -> tuple[dict[str, int], int]:
+        """Call id -> how many actions had closed (ActionFinished, SessionEnded) when it
+        started, and how many closed in all: read from the stored events as JSON, without
+        building them (replay matches steps to checkpoints with it)."""
+        with self._guard("read the events"):
+            rows = self._db.execute(
+                "SELECT count, json FROM events WHERE session_id = ? ORDER BY seq",
+                (session_id,)).fetchall()
+        after: dict[str, int] = {}
+        closed = 0
+        for count, text in rows:
+            try:
+                found = json.loads(text)
+            except (ValueError, TypeError, RecursionError):
+                continue
+            for event in ([found] if count == 1 else found if isinstance(found, list) else []):
+                kind = event.get("type") if isinstance(event, dict) else None
+                if kind == "call_started":
+                    after[str(event.get("call_id"))] = closed
+                elif kind in ("action_finished", "session_ended"):
+                    closed += 1
+        return after, closed
 
     def session_chunks(self, session_id: str, wanted: Iterable[bytes] = ()) -> dict[bytes, bytes]:
         """The session's chunks by hash (all of them, or only `wanted` when given)."""

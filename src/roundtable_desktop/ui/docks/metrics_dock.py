@@ -249,15 +249,30 @@ class MetricsDock(BridgeDock):
         self.group_combo.setCurrentIndex(1 if yes else 0)
 
     # -- refresh ----------------------------------------------------------------------------
+    def _on_bridge_session_changed(self) -> None:
+        if not self._shows_calls_already():  # a replay step of the same session: same plot
+            super()._on_bridge_session_changed()
+
+    def _shows_calls_already(self) -> bool:
+        store, session_id = self.bridge.store(), self.bridge.session_id()
+        if store is None or not session_id or not self.bridge.read_only:
+            return False
+        try:
+            return self._shown == (id(store), session_id, store.call_count(session_id))
+        except StoreError:
+            return False
+
     def refresh(self) -> None:
         """Reload every finished call of the shown session from the store."""
         self._points, self._started, self._count = [], {}, 0
         self._update_names()
         store, session_id = self.bridge.store(), self.bridge.session_id()
         records = []
+        self._shown: tuple[int, str, int] | None = None
         if store is not None and session_id:
             try:
-                records = store.calls(session_id)
+                records = store.call_summaries(session_id)  # no request bodies needed
+                self._shown = (id(store), session_id, len(records))
             except StoreError:
                 records = []
         for number, record in enumerate(records, start=1):

@@ -427,7 +427,7 @@ class MainWindow(QMainWindow):
         if store is None or session_id is None:
             return 0
         try:
-            return len(store.calls(session_id))
+            return len(store.call_summaries(session_id))
         except StoreError:
             log.warning("could not count the session's calls", exc_info=True)
             return 0
