@@ -85,6 +85,8 @@ async def run_session(db: Path, base_url: str, turns: int) -> tuple[str, float, 
     def on_event(event: Event) -> None:
         if isinstance(event, CallStarted):
             starts.append(time.perf_counter())
+            messages = event.request.get("messages", [])
+            sizes.append(sum(len(str(m.get("content", ""))) for m in messages))
         elif isinstance(event, CallFinished):
             finishes.append(time.perf_counter())
 
@@ -98,9 +100,6 @@ async def run_session(db: Path, base_url: str, turns: int) -> tuple[str, float, 
         step = session.next_step()
         if step is None:
             break
-        if step.id == "infer":
-            sizes.append(sum(len(m.content.encode("utf-8"))
-                             for m in session.pending_payloads()[0].request.messages))
         ok = await session.perform(step)
         failures = 0 if ok else failures + 1
         if failures > 2:
@@ -121,7 +120,7 @@ def turn_costs(starts: list[float], finishes: list[float], sizes: list[int],
                                                                     len(finishes)))]
     whole = [(starts[i + 1] - starts[i]) * 1000 for i in range(len(starts) - 1)]
     print("Per-turn engine cost (median of 5 turns around each point):")
-    print(f"  {'turn':>6} {'engine ms':>10} {'start-to-start ms':>18} {'request bytes':>14}")
+    print(f"  {'turn':>6} {'engine ms':>10} {'start-to-start ms':>18} {'request chars':>14}")
     for point in sorted({10, turns // 2, turns}):
         at = max(0, min(point - 1, len(gaps) - 1))
         lo, hi = max(0, at - 2), min(len(gaps), at + 3)
@@ -249,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         size = store_bytes(store, db)
         store.close()
         print(f"Long roundtable session: {len(finishes)} calls against the fake server")
-        print(f"  run: {wall:7.2f} s   store: {_mb(size)}   last request: {sizes[-1]:,} bytes")
+        print(f"  run: {wall:7.2f} s   store: {_mb(size)}   last request: {sizes[-1]:,} characters")
         turn_costs(starts, finishes, sizes, len(finishes))
         exports(db, session_id, out)
         if not args.no_window:
