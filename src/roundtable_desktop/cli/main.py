@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from roundtable_desktop import __version__
 from roundtable_desktop.allocator import keep_large_buffers_mapped
+from roundtable_desktop.cli.forecast_run import print_forecast
 from roundtable_desktop.cli.log_file import log_path, logging_to_file
 from roundtable_desktop.cli.output import (
     MeetingPrinter,
@@ -112,6 +113,9 @@ def _parser() -> argparse.ArgumentParser:
                           "seed plays the same session, another seed another one; a continued "
                           "session keeps the seed it was made with")
     run.add_argument("--quiet", action="store_true", help="print only the final suggestions")
+    run.add_argument("--forecast", action="store_true",
+                     help="print the calls, tokens and cost the run would take, then exit "
+                          "(nothing is sent or stored)")
     _kind_option_flags(run)
     run.add_argument("--flow", choices=("manual", "confirm", "auto"),
                      help="flow mode, for kinds that have one (their set_flow action)")
@@ -260,6 +264,10 @@ async def _run(args: argparse.Namespace) -> int:
     _check_run_args(args)
     lines = human_lines(_scripted_lines(args))
     settings, key = _model_settings(args)
+    if args.forecast:  # before any client or store is opened: nothing is sent or written
+        options = {} if args.resume else _kind_options(args, args.kind)
+        return await print_forecast(args, list(lines), settings.model, options, args.db,
+                                    lambda db: _open_store(db, readonly=True))
     client = make_client(settings, key)
     store = _open_store(args.db)
     printer = MeetingPrinter(quiet=args.quiet)
