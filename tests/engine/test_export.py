@@ -355,3 +355,20 @@ def test_no_export_contains_an_api_key(store, monkeypatch):
 def test_an_unknown_format_is_refused(store, session_id):
     with pytest.raises(ValueError, match="html, md or json"):
         export_session(store, session_id, "pdf")  # type: ignore[arg-type]
+
+
+def test_the_readme_reader_example_reads_every_request_of_a_json_export(
+        store, session_id, tmp_path, monkeypatch, capsys):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Reading a JSON export", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "session.json").write_text(export_session(store, session_id, "json"),
+                                           encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    data = json.loads((tmp_path / "session.json").read_text(encoding="utf-8"))
+    assert [scope["request"](data, call) for call in data["calls"]] == [
+        call.request for call in store.calls(session_id)]
+    assert capsys.readouterr().out.splitlines() == ["1 ['system', 'user']",
+                                                    "2 ['system', 'user']"]
