@@ -15,7 +15,7 @@ Must not send, store or print anything, and must not import Qt.
 from __future__ import annotations
 
 from collections import Counter, defaultdict, deque
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -59,7 +59,7 @@ class _CountingClient(ChatClient):
         self._offline = OfflineClient(delay_s=0, seed=seed)
         self.calls: list[tuple[str, Usage]] = []
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamItem, None]:
         async for item in self._offline.stream(request):
             if isinstance(item, Finish):
                 self.calls.append((request.purpose, item.usage))

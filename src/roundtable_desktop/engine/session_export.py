@@ -31,8 +31,8 @@ def export_session(store: SessionStore, session_id: str, fmt: ExportFormat) -> s
     if fmt == "json":  # texts as chunk references: grows with the store (format 3)
         session = store.get_session(session_id, damaged_ok=True)
         summary = summarize_stored(session.kind, session.state)
-        data = chunked_export(store, session_id, f"{session.kind}-session", summary)
-        return scrub(render_chunked_json(data))
+        chunked = chunked_export(store, session_id, f"{session.kind}-session", summary)
+        return scrub(render_chunked_json(chunked))
     data = collect_export(store, session_id, history=False)  # html, md: calls and result
     session = data.session
     data.format = f"{session.kind}-session"
