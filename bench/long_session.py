@@ -142,7 +142,7 @@ def exports(db: Path, session_id: str, out: Path) -> None:
                 print(f"  {fmt:>7}: not available ({exc})")
                 continue
             took = time.perf_counter() - began
-            path = out / f"export.{fmt}"
+            path = out / ("replay.html" if fmt == "replay" else f"export.{fmt}")
             path.write_text(text, encoding="utf-8")
             print(f"  {fmt:>7}: {took:7.2f} s  {_mb(path.stat().st_size)}")
     finally:
