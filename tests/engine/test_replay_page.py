@@ -68,7 +68,12 @@ def store(tmp_path: Path):
         yield opened
 
 
-def record_board(store: SessionStore, turns: int) -> str:
+# One line longer than the store's longest chunk, of characters of 2 to 4 bytes: the
+# store cuts it inside a character, and that chunk is exported as base64.
+LONG_LINE = "é漢😀" * 5000
+
+
+def record_board(store: SessionStore, turns: int, extra: str = "") -> str:
     """A session whose every request carries a whiteboard one line longer than the last."""
     state: dict = {"board": []}
     session_id = store.create_session("board", "default", "Board <meeting>", {}, {})
@@ -77,7 +82,7 @@ def record_board(store: SessionStore, turns: int) -> str:
         board = "\n".join(item["line"] for item in state["board"])
         body = {"model": "m", "stream": True, "messages": [
             {"role": "system", "content": SYSTEM},
-            {"role": "user", "content": f"{ODD}\nWhiteboard:\n{board}\nTurn {n}."}]}
+            {"role": "user", "content": f"{ODD}{extra}\nWhiteboard:\n{board}\nTurn {n}."}]}
         recorder(ActionStarted(action="infer", actor_id="ada"))
         recorder(CallStarted(call_id=f"{session_id}-{n}", actor_id="ada", model="m",
                              endpoint="offline",
@@ -118,6 +123,16 @@ def test_the_page_gives_every_request_back_byte_for_byte(store):
     data = page_data(export_session(store, session_id, "replay"))
     sent = [call.request for call in store.calls(session_id)]
     assert [request_of(data, step) for step in data["steps"]] == sent
+
+
+def test_a_chunk_cut_inside_a_character_comes_back_whole(store):
+    session_id = record_board(store, 2, extra=LONG_LINE)
+    data = page_data(export_session(store, session_id, "replay"))
+    assert any(isinstance(chunk, dict) for chunk in data["chunks"]), "a base64 chunk"
+    sent = [call.request for call in store.calls(session_id)]
+    assert [request_of(data, step) for step in data["steps"]] == sent
+    exported = read_export(export_session(store, session_id, "json"))
+    assert [call.request for call in exported.calls] == sent
 
 
 def test_the_page_loads_nothing_and_runs_only_its_own_script(store):

@@ -13,15 +13,15 @@ from PySide6.QtWebEngineWidgets import QWebEngineView
 from roundtable_desktop.context.request_document import messages_from_document
 from roundtable_desktop.engine.session_export import export_session
 from roundtable_desktop.store.database import SessionStore
-from tests.engine.test_replay_page import board_kind, record_board  # noqa: F401
+from tests.engine.test_replay_page import LONG_LINE, board_kind, record_board  # noqa: F401
 
 WAIT_MS = 20_000
 
 
-@pytest.fixture
-def page_view(qtbot, tmp_path: Path):
+@pytest.fixture(params=["", LONG_LINE], ids=["short-lines", "a-chunk-cut-in-a-character"])
+def page_view(qtbot, tmp_path: Path, request):  # type: ignore[no-untyped-def]
     with SessionStore.open(tmp_path / "s.sqlite3") as store:
-        session_id = record_board(store, 5)
+        session_id = record_board(store, 5, extra=request.param)
         page = tmp_path / "replay.html"
         page.write_text(export_session(store, session_id, "replay"), encoding="utf-8")
         sent = [call.request["messages"] for call in store.calls(session_id)]
