@@ -24,6 +24,8 @@ RUNS = {
                            r"--parallel 2: \d+ calls, wall [\d.]+ s"),
     "offline_transcripts.py": (["--kinds", "tutor", "--seeds", "0", "--out", "{tmp}"],
                                r"Wrote 3 transcripts to .+ in [\d.]+ s"),
+    "long_session.py": (["--turns", "12", "--no-window", "--keep", "{tmp}"],
+                        r"replay:\s+[\d.]+ s\s+[\d.]+ MB"),
     "legion_group_answer.py": (["--latency", "0.01", "--runs", "1"],
                                r"wall time of the group answer \(median\): [\d.]+ s"),
     "retrieval.py": (["--queries", "1", "--dims", "8"],

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from roundtable_desktop import __version__
 from roundtable_desktop.allocator import keep_large_buffers_mapped
 from roundtable_desktop.cli.branch_commands import BRANCH_COMMANDS, tree_rows
+from roundtable_desktop.cli.forecast_run import print_forecast
 from roundtable_desktop.cli.log_file import log_path, logging_to_file
 from roundtable_desktop.cli.output import (
     MeetingPrinter,
@@ -113,6 +114,9 @@ def _parser() -> argparse.ArgumentParser:
                           "seed plays the same session, another seed another one; a continued "
                           "session keeps the seed it was made with")
     run.add_argument("--quiet", action="store_true", help="print only the final suggestions")
+    run.add_argument("--forecast", action="store_true",
+                     help="print the calls, tokens and cost the run would take, then exit "
+                          "(nothing is sent or stored)")
     _kind_option_flags(run)
     run.add_argument("--flow", choices=("manual", "confirm", "auto"),
                      help="flow mode, for kinds that have one (their set_flow action)")
@@ -126,7 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     exp = sub.add_parser("export", help="export a stored session")
     exp.add_argument("session", nargs="?", help="session id or prefix (default: the latest)")
     exp.add_argument("--db", type=Path)
-    exp.add_argument("--format", choices=["html", "md", "json"], required=True)
+    exp.add_argument("--format", choices=["html", "md", "json", "replay"], required=True,
+                     help="replay: one self-contained page that steps through the session")
     exp.add_argument("--out", type=Path, help="file to write (default: standard output)")
 
     ls = sub.add_parser("sessions", help="list stored sessions, most recently active first")
@@ -261,6 +266,10 @@ async def _run(args: argparse.Namespace) -> int:
     _check_run_args(args)
     lines = human_lines(_scripted_lines(args))
     settings, key = _model_settings(args)
+    if args.forecast:  # before any client or store is opened: nothing is sent or written
+        options = {} if args.resume else _kind_options(args, args.kind)
+        return await print_forecast(args, list(lines), settings.model, options, args.db,
+                                    lambda db: _open_store(db, readonly=True))
     client = make_client(settings, key)
     store = _open_store(args.db)
     printer = MeetingPrinter(quiet=args.quiet)

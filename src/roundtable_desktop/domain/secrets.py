@@ -96,6 +96,11 @@ def remember_secret(value: str | None) -> None:
         _rebuild()
 
 
+def secrets_known() -> bool:
+    """Whether any secret is remembered (scrubbing can change a text at all)."""
+    return bool(_probes)
+
+
 def forget_secrets() -> None:
     """Forget every remembered secret (tests start each case clean)."""
     with _lock:

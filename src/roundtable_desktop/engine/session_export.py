@@ -14,6 +14,7 @@ from __future__ import annotations
 from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.engine.branching import with_inherited_calls
 from roundtable_desktop.engine.registry import summarize_stored
+from roundtable_desktop.engine.replay_export import export_replay_page
 from roundtable_desktop.llm.keys import remember_known_keys
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.export import (
@@ -22,11 +23,19 @@ from roundtable_desktop.store.export import (
     render_export,
     scrubbed_export,
 )
+from roundtable_desktop.store.export_json import chunked_export, render_chunked_json
 
 
 def export_session(store: SessionStore, session_id: str, fmt: ExportFormat) -> str:
     remember_known_keys()
-    data = collect_export(store, session_id)
+    if fmt == "replay":  # the interactive page: its data as chunk references too
+        return export_replay_page(store, session_id)
+    if fmt == "json":  # texts as chunk references: grows with the store (format 3)
+        session = store.get_session(session_id, damaged_ok=True)
+        summary = summarize_stored(session.kind, session.state)
+        chunked = chunked_export(store, session_id, f"{session.kind}-session", summary)
+        return scrub(render_chunked_json(chunked))
+    data = collect_export(store, session_id, history=False)  # html, md: calls and result
     session = data.session
     data.format = f"{session.kind}-session"
     data.summary = summarize_stored(session.kind, session.state)

@@ -94,6 +94,15 @@ class StoredKind:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplayPanel:
+    """A panel of the interactive replay page: its title and where its value sits in the
+    stored state (keys from the top; a list shows as a list, an object as its fields)."""
+
+    title: str
+    path: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class KindSpec:
     name: str
     title: str
@@ -111,6 +120,8 @@ class KindSpec:
     commands: tuple[KindCommand, ...] = ()
     # Sessions this kind stores but never opens live (the debate's persona builds).
     stored_kinds: tuple[StoredKind, ...] = ()
+    # The key state the replay page shows beside each step; none: the state's own fields.
+    replay_panels: tuple[ReplayPanel, ...] = ()
 
     def scenario_names(self) -> list[str]:
         return [s.name for s in self.scenarios()]

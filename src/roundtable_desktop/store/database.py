@@ -48,6 +48,7 @@ from roundtable_desktop.store.blobs import BlobWriter
 from roundtable_desktop.store.branches import BranchRecords
 from roundtable_desktop.store.call_writes import CallWrites
 from roundtable_desktop.store.checkpointer import WalCheckpointer
+from roundtable_desktop.store.chunk_reads import ChunkReads
 from roundtable_desktop.store.chunking import JSON_OBJECT
 from roundtable_desktop.store.connection import (
     BUSY_TIMEOUT_MS,
@@ -79,7 +80,7 @@ EVENT_BATCH = "batch"
 MAX_WARNINGS = 200
 
 
-class SessionStore(SessionReads, CallWrites, BranchRecords):
+class SessionStore(SessionReads, ChunkReads, CallWrites, BranchRecords):
     """Sessions, events, calls and checkpoints in one SQLite file. Use `SessionStore.open`."""
 
     def __init__(

@@ -32,7 +32,7 @@ from roundtable_desktop.store.branches import BranchOrigin
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.records import CallRecord, Checkpoint, SessionRecord
 
-ExportFormat = Literal["html", "md", "json"]
+ExportFormat = Literal["html", "md", "json", "replay"]  # replay: engine/replay_export.py
 
 # The builder's element maker, for HTML5 tags the builder has no constant for.
 _H = E.E
@@ -93,15 +93,18 @@ class SessionExport(BaseModel):
     inherited_from: dict[str, str] = Field(default_factory=dict)
 
 
-def collect_export(store: SessionStore, session_id: str) -> SessionExport:
+def collect_export(store: SessionStore, session_id: str, *,
+                   history: bool = True) -> SessionExport:
     """Everything readable about the session; damaged rows are left out, each named in
-    `warnings` (the store keeps them too, for the caller to show)."""
+    `warnings` (the store keeps them too, for the caller to show). Without `history`
+    the events and checkpoints are left out (the readable formats do not show them, and
+    a long session's states are most of what it stores)."""
     with store.noting_warnings() as warnings:
         data = SessionExport(
             session=store.get_session(session_id, damaged_ok=True),
             calls=store.calls(session_id),
-            events=store.events(session_id),
-            checkpoints=store.checkpoints(session_id),
+            events=store.events(session_id) if history else [],
+            checkpoints=store.checkpoints(session_id) if history else [],
         )
     data.warnings = list(dict.fromkeys(warnings))
     return data

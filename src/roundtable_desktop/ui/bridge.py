@@ -53,6 +53,7 @@ class EngineBridge(QObject):
         self._replay_session: SessionProtocol | None = None
         self._replay_store: SessionStore | None = None
         self._replay_session_id: str | None = None
+        self._replay_summary: tuple[SessionProtocol, SessionSummary] | None = None
         self._kind = ""  # the kind of the last session shown
 
     # -- what widgets read ----------------------------------------------------------------
@@ -78,7 +79,15 @@ class EngineBridge(QObject):
     def summary(self) -> SessionSummary | None:
         """The kind-neutral account of the session shown, live or replayed."""
         session = self.session()
-        return session.summary() if session is not None else None
+        if session is None:
+            return None
+        if not self.read_only:
+            return session.summary()
+        # A replayed state never changes: every dock asks for its summary once per step.
+        cached = self._replay_summary
+        if cached is None or cached[0] is not session:
+            cached = self._replay_summary = (session, session.summary())
+        return cached[1]
 
     def ended(self) -> bool:
         session = self.session()

@@ -242,13 +242,14 @@ class ContextView(QWidget):
         if store is None or session_id is None:
             return []
         try:
-            calls = store.calls(session_id)
+            # The list without request bodies; only the last step's calls are read whole.
+            calls = [store.call(c.id) for c in last_batch(store.call_summaries(session_id))]
         except StoreError:
             return []
         kind = self._bridge.kind()
         return [self._tabs.last_call_tab(call.id, call.label, call.actor_id,
                                          request_document(call, kind), outcome_of(call))
-                for call in last_batch(calls)]
+                for call in calls]
 
     # -- presentation -------------------------------------------------------------------
     def set_theme(self, theme: str) -> None:

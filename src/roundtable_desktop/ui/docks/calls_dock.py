@@ -1,6 +1,7 @@
 """The Calls dock: one row per model call, and the call inspector on double-click / Enter.
 
-Rows come from the session store (`store.calls(session_id)` when a session is shown, then
+Rows come from the session store (`store.call_summaries(session_id)`, without their
+request bodies, when a session is shown, then
 one `store.call(id)` per CallStarted / CallFinished), so the table shows what was
 recorded, not what the UI guessed. Each row says what the call was for (its purpose:
 reply, observer, planner, repair, ...); a combo above the table shows all calls or the
@@ -157,6 +158,9 @@ class PurposeFilter(QSortFilterProxyModel):
         return model.records[source_row].purpose == self._purpose
 
 
+RESIZE_PRECISION = 100  # rows a column's width is measured on
+
+
 class CallsDock(BridgeDock):
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__("Calls", "callsDock", bridge, parent)
@@ -178,6 +182,9 @@ class CallsDock(BridgeDock):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Columns fit the rows near the top and the bottom, not all of a long session's
+        # (measuring a thousand rows took a second on every scroll to the end).
+        header.setResizeContentsPrecision(RESIZE_PRECISION)
         header.setStretchLastSection(True)
         self.table.setToolTip("Double-click or press Enter to inspect a call.")
         # activated fires on double-click and on Enter/Return.
@@ -211,14 +218,29 @@ class CallsDock(BridgeDock):
                     len(self.model.records) - 1, len(COLUMNS) - 1))
 
     # -- refresh --------------------------------------------------------------------------
+    def _on_bridge_session_changed(self) -> None:
+        if not self._shows_calls_already():  # a replay step of the same session: same rows
+            super()._on_bridge_session_changed()
+
+    def _shows_calls_already(self) -> bool:
+        store, session_id = self.bridge.store(), self.bridge.session_id()
+        if store is None or not session_id or not self.bridge.read_only:
+            return False
+        try:
+            return self._shown == (id(store), session_id, store.call_count(session_id))
+        except StoreError:
+            return False
+
     def refresh(self) -> None:
         """Reload every call of the shown session from the store."""
         self._update_names()
         store, session_id = self.bridge.store(), self.bridge.session_id()
         records: list[CallRecord] = []
+        self._shown: tuple[int, str, int] | None = None
         if store is not None and session_id:
             try:
-                records = store.calls(session_id)
+                records = store.call_summaries(session_id)  # the inspector reads the call
+                self._shown = (id(store), session_id, len(records))
             except StoreError:
                 records = []
         self.model.reset(records)
@@ -239,7 +261,8 @@ class CallsDock(BridgeDock):
         except StoreError:
             return
         follow = self.table.verticalScrollBar().value() >= self.table.verticalScrollBar().maximum()
-        self.model.upsert(record)
+        # The row needs no request body (the inspector reads the call): the list stays small.
+        self.model.upsert(record.model_copy(update={"request": {}, "layers": []}))
         self._update_purposes()
         if follow:
             self.table.scrollToBottom()

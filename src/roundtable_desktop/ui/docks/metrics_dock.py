@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from roundtable_desktop.domain.calls import CallStatus
 from roundtable_desktop.domain.events import CallFinished, CallStarted
 from roundtable_desktop.domain.plural import count_of
+from roundtable_desktop.engine.forecast import Forecast
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
@@ -199,6 +200,14 @@ class MetricsDock(BridgeDock):
         layout.setContentsMargins(0, 0, 8, 4)  # the last call's mark clear of the edge
         layout.setSpacing(0)
         layout.addLayout(bar)
+        # What the action started last was forecast to cost, beside what it spent.
+        self.forecast_label = QLabel()
+        self.forecast_label.setObjectName("metricsForecast")
+        self.forecast_label.setWordWrap(True)
+        self.forecast_label.setContentsMargins(6, 0, 6, 2)
+        self.forecast_label.setVisible(False)
+        self._forecast: tuple[Forecast, int, str | None] | None = None
+        layout.addWidget(self.forecast_label)
         layout.addWidget(self.stack, 1)
         self.setWidget(body)
         self.setMinimumSize(220, 200)
@@ -249,15 +258,30 @@ class MetricsDock(BridgeDock):
         self.group_combo.setCurrentIndex(1 if yes else 0)
 
     # -- refresh ----------------------------------------------------------------------------
+    def _on_bridge_session_changed(self) -> None:
+        if not self._shows_calls_already():  # a replay step of the same session: same plot
+            super()._on_bridge_session_changed()
+
+    def _shows_calls_already(self) -> bool:
+        store, session_id = self.bridge.store(), self.bridge.session_id()
+        if store is None or not session_id or not self.bridge.read_only:
+            return False
+        try:
+            return self._shown == (id(store), session_id, store.call_count(session_id))
+        except StoreError:
+            return False
+
     def refresh(self) -> None:
         """Reload every finished call of the shown session from the store."""
         self._points, self._started, self._count = [], {}, 0
         self._update_names()
         store, session_id = self.bridge.store(), self.bridge.session_id()
         records = []
+        self._shown: tuple[int, str, int] | None = None
         if store is not None and session_id:
             try:
-                records = store.calls(session_id)
+                records = store.call_summaries(session_id)  # no request bodies needed
+                self._shown = (id(store), session_id, len(records))
             except StoreError:
                 records = []
         for number, record in enumerate(records, start=1):
@@ -322,7 +346,47 @@ class MetricsDock(BridgeDock):
         mean = sum(p.latency_s for p in self._points) / calls if calls else 0.0
         self.totals.set_full_text(
             f"{count_of(calls, 'call')}, mean {mean:.2f} s" if calls else "")
+        self._show_forecast()
         self.stack.setCurrentWidget(self.plots if calls else self.placeholder)
+
+    # -- forecast beside spent ------------------------------------------------------------
+    def set_forecast(self, forecast: Forecast, since: int) -> None:
+        """Show what the action just started was forecast to cost, beside what the calls
+        after the first `since` spend."""
+        self._forecast = (forecast, since, self.bridge.session_id())
+        self._show_forecast()
+
+    def forecast_text(self) -> str:
+        return self.forecast_label.text() if self._forecast is not None else ""
+
+    def _show_forecast(self) -> None:
+        if self._forecast is not None and self._forecast[2] != self.bridge.session_id():
+            self._forecast = None  # another session is shown
+        if self._forecast is None:
+            self.forecast_label.setVisible(False)
+            return
+        forecast, since, _ = self._forecast
+        calls, prompt, completion, cost = self._spent_since(since)
+        money = "" if forecast.cost_usd is None else f", ${forecast.cost_usd:.4f}"
+        spent_money = f", ${cost:.4f}" if cost is not None else ""
+        self.forecast_label.setText(
+            f"Forecast: {count_of(forecast.calls, 'call')}, {forecast.prompt_tokens:,} + "
+            f"{forecast.completion_tokens:,} tokens{money} · spent: {count_of(calls, 'call')}, "
+            f"{prompt:,} + {completion:,} tokens{spent_money}")
+        self.forecast_label.setVisible(True)
+
+    def _spent_since(self, since: int) -> tuple[int, int, int, float | None]:
+        store, session_id = self.bridge.store(), self.bridge.session_id()
+        if store is None or not session_id:
+            return 0, 0, 0, None
+        try:
+            calls = store.call_summaries(session_id)[since:]
+        except StoreError:
+            return 0, 0, 0, None
+        costs = [c.cost_usd for c in calls if c.cost_usd is not None]
+        return (len(calls), sum(c.prompt_tokens or 0 for c in calls),
+                sum(c.completion_tokens or 0 for c in calls),
+                sum(costs) if costs else None)
 
     def _set_call_ticks(self) -> None:
         """Whole call numbers on the x axis, about eight of them, each point inside."""

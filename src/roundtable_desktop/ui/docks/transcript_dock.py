@@ -74,6 +74,8 @@ class _Reply:
 
 class TranscriptDock(BridgeDock):
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
+        # (session id, read-only) last shown: replay steps of one session keep the lines
+        self._shown_session: tuple[str | None, bool] | None = None
         super().__init__("Transcript", "transcriptDock", bridge, parent)
         self.view = QPlainTextEdit()
         self.view.setObjectName("transcriptView")
@@ -127,12 +129,12 @@ class TranscriptDock(BridgeDock):
     # -- transcript lines ----------------------------------------------------------------
     def _lines(self) -> list[Line] | None:
         """The session's transcript as lines (None with no session)."""
-        session = self.bridge.session()
-        if session is None:
+        session, summary = self.bridge.session(), self.bridge.summary()
+        if session is None or summary is None:
             return None
         words = self._wording(session) if self._wording is not None else _as_is
         return [Line(name=entry.speaker, kind=entry.kind, text=words(entry.text),
-                     channel=entry.channel) for entry in session.summary().transcript]
+                     channel=entry.channel) for entry in summary.transcript]
 
     def refresh(self) -> None:
         """Show the transcript: append new lines, or re-render if it diverged."""
@@ -149,6 +151,13 @@ class TranscriptDock(BridgeDock):
         self._render_all(lines)
 
     def _on_bridge_session_changed(self) -> None:
+        shown = (self.bridge.session_id(), self.bridge.read_only)
+        if shown[1] and shown == self._shown_session:
+            # Another replay step of the same session: refresh appends the lines a step
+            # forward adds, or renders again when the step went back.
+            super()._on_bridge_session_changed()
+            return
+        self._shown_session = shown
         self._flush_timer.stop()
         self._live.clear()
         self._replies.clear()

@@ -57,6 +57,7 @@ from roundtable_desktop.ui.theme import DEFAULT_THEME, THEMES, apply_theme, clam
 from roundtable_desktop.ui.window.banner import NoticeBanner
 from roundtable_desktop.ui.window.dock_set import DockSpec, WindowDocks
 from roundtable_desktop.ui.window.end_panel import EndPanel
+from roundtable_desktop.ui.window.forecast_hint import ForecastHint
 from roundtable_desktop.ui.window.menus import WindowMenus
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 from roundtable_desktop.ui.window.session_toolbar import SessionToolBar
@@ -137,6 +138,7 @@ class MainWindow(QMainWindow):
         self.docks: dict[str, QDockWidget] = self._docks.by_name  # by object name
         self._show_kind_docks(self.toolbar.session_kind())
         self.menus = WindowMenus(self)
+        self.forecast_hint = ForecastHint(self)  # each action's cost, before it runs
         self.end_panel.set_export_formats(list(self.menus.export_actions.values()))
 
         self._sync_timer = QTimer(self)  # title, end panel, human seat: once per burst
@@ -427,7 +429,7 @@ class MainWindow(QMainWindow):
         if store is None or session_id is None:
             return 0
         try:
-            return len(store.calls(session_id))
+            return len(store.call_summaries(session_id))
         except StoreError:
             log.warning("could not count the session's calls", exc_info=True)
             return 0

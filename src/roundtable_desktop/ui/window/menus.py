@@ -46,7 +46,8 @@ log = logging.getLogger(__name__)
 EXPORT_FORMATS: tuple[tuple[ExportFormat, str, str], ...] = (
     ("html", "HTML", "HTML page (*.html)"),
     ("md", "Markdown", "Markdown (*.md)"),
-    ("json", "JSON", "JSON (*.json)"))
+    ("json", "JSON", "JSON (*.json)"),
+    ("replay", "an interactive page", "HTML page (*.html)"))
 RECENT_LIMIT = 12
 
 
@@ -166,9 +167,10 @@ class WindowMenus(QObject):
         dialog.setObjectName(f"exportDialog_{fmt}")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter(pattern)
-        dialog.setDefaultSuffix(fmt)
+        suffix = "html" if fmt == "replay" else fmt  # the replay page is an HTML file
+        dialog.setDefaultSuffix(suffix)
         dialog.setDirectory(str(documents_folder()))
-        dialog.selectFile(f"{self.window.bridge.kind() or 'session'}-{session_id[:8]}.{fmt}")
+        dialog.selectFile(f"{self.window.bridge.kind() or 'session'}-{session_id[:8]}.{suffix}")
         dialog.fileSelected.connect(
             lambda path, f=fmt, sid=session_id: self.write_export(Path(path), f, sid))
         self._keep_open(dialog)

@@ -14,7 +14,8 @@ Must not write to the store or run anything; leaving replay is the window's busi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from bisect import bisect_left
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -29,13 +30,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from roundtable_desktop.domain.events import ActionFinished, CallStarted, SessionEnded
 from roundtable_desktop.engine.base import SessionProtocol
 from roundtable_desktop.engine.branching import inherited_calls
 from roundtable_desktop.engine.launch import stored_seed
 from roundtable_desktop.engine.replay_state import replay_session
 from roundtable_desktop.store.database import SessionStore
-from roundtable_desktop.store.records import CallRecord, Checkpoint
+from roundtable_desktop.store.errors import StoreError
+from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.context.stored_calls import request_document
 from roundtable_desktop.ui.elided_label import ElidedLabel
@@ -46,65 +47,84 @@ __all__ = ["ReplayBar", "ReplayStep", "replay_steps", "request_document"]
 TITLE_MAX_EM = 24  # the replay title's widest, in lines of its text
 
 
-@dataclass(frozen=True)
 class ReplayStep:
-    """One call and the stored state that goes with it."""
+    """One call and the stored state that goes with it. The call's request and the state
+    are read from the store when first asked for, so a session of a thousand calls opens
+    with their summaries only and each step reads what it shows."""
 
-    call: CallRecord
-    state: dict[str, Any]
-    action: str
-    step: int | None = None  # the step (checkpoint) along the session's whole history
-    inherited_from: str | None = None  # a branch's call made by an ancestor: read-only
+    def __init__(self, store: SessionStore, session_id: str, summary: CallRecord,
+                 checkpoint: int | None, action: str,
+                 latest: Callable[[], dict[str, Any]], *, step: int | None = None) -> None:
+        self._store, self._session_id = store, session_id
+        self.summary = summary  # the call without its request body and layers
+        self._checkpoint = checkpoint  # the seq of the checkpoint after it, if any
+        self.action = action
+        self._latest = latest
+        self._call: CallRecord | None = None
+        self._state: dict[str, Any] | None = None
+        self.step = step  # the step (checkpoint) along the session's whole history
+        self.inherited_from: str | None = None  # a branch's call made by an ancestor
+
+    @property
+    def call(self) -> CallRecord:
+        if self._call is None:
+            try:
+                self._call = self._store.call(self.summary.id)
+            except StoreError:
+                self._call = self.summary
+        return self._call
+
+    @property
+    def state(self) -> dict[str, Any]:
+        if self._state is None:
+            found = None
+            if self._checkpoint is not None:
+                found = self._store.checkpoint_state(self._session_id, self._checkpoint)
+            self._state = found if found is not None else self._latest()
+        return self._state
 
 
 def replay_steps(store: SessionStore, session_id: str) -> list[ReplayStep]:
     """Every call of a session's history, each with the state right after the action
-    that made it: a branch's inherited calls first (marked), then its own."""
+    that made it (read when a step is shown): a branch's inherited calls first (marked),
+    then its own."""
     origin = store.branch_origin(session_id)
     inherited: list[ReplayStep] = []
     if origin is not None:
         made_by = {h.call.id: h.inherited_from for h in inherited_calls(store, session_id)}
-        inherited = [replace(s, inherited_from=s.inherited_from or made_by[s.call.id])
-                     for s in replay_steps(store, origin.parent_id) if s.call.id in made_by]
+        for step in replay_steps(store, origin.parent_id):
+            if step.summary.id in made_by:
+                step.inherited_from = step.inherited_from or made_by[step.summary.id]
+                inherited.append(step)
     return inherited + _own_steps(store, session_id, origin.step if origin else 0)
 
 
 def _own_steps(store: SessionStore, session_id: str, offset: int) -> list[ReplayStep]:
-    calls = store.calls(session_id)
+    calls = store.call_summaries(session_id)
     if not calls:
         return []
-    checkpoints = store.checkpoints(session_id)
-    latest = store.get_session(session_id).state
-    by_order = _checkpoint_after_call(store, session_id, len(checkpoints))
+    checkpoints = store.checkpoint_marks(session_id)
+    latest: list[dict[str, Any]] = []
+
+    def latest_state() -> dict[str, Any]:
+        if not latest:
+            latest.append(store.get_session(session_id).state)
+        return latest[0]
+
+    order, closed = store.call_checkpoint_order(session_id)
+    by_order = order if closed == len(checkpoints) else None  # else timestamps decide
+    times = [ts for _seq, _action, ts in checkpoints]
     steps = []
     for call in calls:
         index = by_order.get(call.id) if by_order is not None else None
-        checkpoint = checkpoints[index] if index is not None and index < len(checkpoints) else \
-            _first_checkpoint_after(checkpoints, call.started_at)
-        state = checkpoint.state if checkpoint else latest
-        action = checkpoint.action if checkpoint else "latest state"
-        steps.append(ReplayStep(call=call, state=state, action=action,
-                                step=offset + checkpoint.seq if checkpoint else None))
+        if index is None or index >= len(checkpoints):
+            index = bisect_left(times, call.started_at)
+        checkpoint = checkpoints[index] if index < len(checkpoints) else None
+        steps.append(ReplayStep(
+            store, session_id, call, checkpoint[0] if checkpoint else None,
+            checkpoint[1] if checkpoint else "latest state", latest_state,
+            step=offset + checkpoint[0] if checkpoint else None))
     return steps
-
-
-def _checkpoint_after_call(
-    store: SessionStore, session_id: str, checkpoint_count: int
-) -> dict[str, int] | None:
-    """Call id -> index of the checkpoint written when its action ended; None if the
-    events do not line up with the checkpoints (then timestamps decide)."""
-    after: dict[str, int] = {}
-    closed = 0
-    for event in store.events(session_id):
-        if isinstance(event, CallStarted):
-            after[event.call_id] = closed
-        elif isinstance(event, ActionFinished | SessionEnded):
-            closed += 1
-    return after if closed == checkpoint_count else None
-
-
-def _first_checkpoint_after(checkpoints: list[Checkpoint], ts: float) -> Checkpoint | None:
-    return next((c for c in checkpoints if c.ts >= ts), None)
 
 
 class ReplayBar(QToolBar):

@@ -72,6 +72,7 @@ class SessionToolBar(QToolBar):
         self._fit_timer.setInterval(0)
         self._fit_timer.timeout.connect(self.fit)
         self.setObjectName("sessionToolBar")
+        self.forecast_notes: dict[str, str] = {}  # action id -> its forecast, as a sentence
         self.setMovable(False)
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self._overflow_style = OverflowStyle()
@@ -187,9 +188,22 @@ class SessionToolBar(QToolBar):
             qaction.setToolTip(
                 (f"{spec.label} ({keys})" if keys else spec.label) if spec.enabled
                 else f"{spec.label}: {spec.reason or 'not available now.'}")
+            self._note_forecast(spec.id, qaction, spec.enabled)
         stepped = [s for s in specs if s.needs_steps]
         self.steps_spin.setEnabled(any(s.enabled for s in stepped))
         self.fit()  # labels change width ("Infer (Marguerite Osei)")
+
+    def show_forecasts(self, notes: dict[str, str]) -> None:
+        """What each action is about to cost (ui/window/forecast_hint.py), in its tooltip
+        and its status tip (the status line shows it while the pointer is on it)."""
+        self.forecast_notes = notes
+        self.refresh()
+
+    def _note_forecast(self, action_id: str, qaction: QAction, enabled: bool) -> None:
+        note = self.forecast_notes.get(action_id, "") if enabled else ""
+        if note:
+            qaction.setToolTip(f"{qaction.toolTip()}\n{note}")
+        qaction.setStatusTip(note)
 
     # -- building ------------------------------------------------------------------------------
     def _offered(self) -> list[ActionSpec]:

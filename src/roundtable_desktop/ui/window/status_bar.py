@@ -178,7 +178,7 @@ class SessionStatusBar(QStatusBar):
         if notes is None:
             notes = self._notes[session_id] = _Notes()
             try:
-                calls = store.calls(session_id) if store is not None else []
+                calls = store.call_summaries(session_id) if store is not None else []
             except StoreError:
                 calls = []
             if calls:
