@@ -7,29 +7,40 @@ the branches' origins), import Qt or name a kind.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from roundtable_desktop.store.branches import BranchOrigin
 from roundtable_desktop.store.records import SessionInfo
 
+T = TypeVar("T")
 TreeRow = tuple[SessionInfo, int, BranchOrigin | None]
 
 
 def session_tree(rows: list[SessionInfo], origins: dict[str, BranchOrigin]) -> list[TreeRow]:
     """The rows with each branch right under its parent (when the parent is listed), in
     the list's order otherwise: (row, depth, where it branched from)."""
-    listed = {row.id for row in rows}
-    children: dict[str, list[SessionInfo]] = {}
-    roots: list[SessionInfo] = []
+    return tree_of(rows, origins, lambda row: row.id)
+
+
+def tree_of(rows: list[T], origins: dict[str, BranchOrigin],
+            id_of: Callable[[T], str]) -> list[tuple[T, int, BranchOrigin | None]]:
+    """`session_tree` for rows of any kind (a kind's own list of its sessions), each
+    named by `id_of`."""
+    listed = {id_of(row) for row in rows}
+    children: dict[str, list[T]] = {}
+    roots: list[T] = []
     for row in rows:
-        origin = origins.get(row.id)
-        if origin is not None and origin.parent_id in listed and origin.parent_id != row.id:
+        origin = origins.get(id_of(row))
+        if origin is not None and origin.parent_id in listed and origin.parent_id != id_of(row):
             children.setdefault(origin.parent_id, []).append(row)
         else:
             roots.append(row)
-    found: list[TreeRow] = []
+    found: list[tuple[T, int, BranchOrigin | None]] = []
 
-    def add(row: SessionInfo, depth: int) -> None:
-        found.append((row, depth, origins.get(row.id)))
-        for child in children.get(row.id, []):
+    def add(row: T, depth: int) -> None:
+        found.append((row, depth, origins.get(id_of(row))))
+        for child in children.get(id_of(row), []):
             if depth < 32:
                 add(child, depth + 1)
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from roundtable_desktop.cli.main import main
+from roundtable_desktop.engine.branching import BranchRequest, branch_session
 from roundtable_desktop.kinds.debate.deck import load_deck
+from roundtable_desktop.llm.offline import OfflineClient
 from roundtable_desktop.paths import default_db_path
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.ui.kinds.debate.history import OUTCOMES
@@ -137,3 +139,23 @@ def test_replay_opens_the_chosen_debate_read_only(qtbot, make_window, past_debat
     assert window.menus.replay_widget is not None and window.menus.replay_widget.isVisible()
     assert window.runner.handle.session_id == live  # the live debate goes on
     qtbot.waitUntil(lambda: not page.isVisible(), timeout=WAIT_MS)
+
+
+def test_a_branch_of_a_past_debate_sits_under_it_with_the_step_it_left_at(
+    qtbot, make_window, past_debates
+):
+    second = past_debates[1]  # the debate stopped after two steps
+    with SessionStore.open(default_db_path()) as store:
+        branch_session(BranchRequest(parent_id=second, at=1), store=store,
+                       client=OfflineClient(delay_s=0)).close()
+    window = make_window(start=False)
+    start_debate(qtbot, window)  # the page is the debate's: offered while one is open
+
+    page = open_page(qtbot, window)
+
+    ids = [r.session_id for r in page.rows()]
+    branch = ids[ids.index(second) + 1]
+    assert branch not in past_debates
+    assert page.row_texts(ids.index(branch))[1] == f"[at step 1] {SECOND_TOPIC}"
+    item = page.tree.topLevelItem(ids.index(second))
+    assert item is not None and item.childCount() == 1

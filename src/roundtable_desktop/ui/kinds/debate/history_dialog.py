@@ -4,7 +4,9 @@ the window's replay (it emits `sessionChosen(session_id)`, which the window hand
 its replay bar, as the session list does).
 
 Rows come from history.py; debates that cannot be read are left out and
-the notes under the list say which. Open it with `open()` (non-blocking).
+the notes under the list say which. A branch of a debate sits under the debate it left
+from, with the step it left at (engine/session_tree.py, as in the session list). Open
+it with `open()` (non-blocking).
 Must not change or delete sessions; holds no engine logic.
 """
 
@@ -19,12 +21,14 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QTreeWidgetItem,
+    QTreeWidgetItemIterator,
     QVBoxLayout,
     QWidget,
 )
 
 from roundtable_desktop.domain.plural import count_of
-from roundtable_desktop.store.database import SessionStore
+from roundtable_desktop.engine.session_tree import branch_note, tree_of
+from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.ui.dialogs.replay_list_dialog import ID_ROLE, ReplayListDialog
 from roundtable_desktop.ui.kinds.debate.history import DebateRow, debate_rows
 from roundtable_desktop.ui.text_label import buddy_label
@@ -68,29 +72,40 @@ class DebateHistoryDialog(ReplayListDialog):
         layout.addWidget(self.notes)
         layout.addWidget(self.buttons)
         self._rows, notes = debate_rows(store)
+        try:
+            self._origins = store.branch_origins()
+        except StoreError:
+            self._origins = {}  # the list still opens, without the tree
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
         self._fill()
 
     # -- reading (tests) ------------------------------------------------------------------
     def rows(self) -> list[DebateRow]:
-        """The rows listed now (after the search), top to bottom."""
+        """The rows listed now (after the search), top to bottom, branches under their
+        parent."""
         by_id = {r.session_id: r for r in self._rows}
-        return [by_id[item.data(0, ID_ROLE)] for i in range(self.tree.topLevelItemCount())
-                if (item := self.tree.topLevelItem(i)) is not None]
+        return [by_id[item.data(0, ID_ROLE)] for item in self._items()]
 
     def row_texts(self, index: int) -> list[str]:
-        item = self.tree.topLevelItem(index)
-        assert item is not None, f"no row {index}"
-        return [item.text(c) for c in range(len(COLUMNS))]
+        items = self._items()
+        assert index < len(items), f"no row {index}"
+        return [items[index].text(c) for c in range(len(COLUMNS))]
+
+    def _items(self) -> list[QTreeWidgetItem]:
+        found = []
+        walker = QTreeWidgetItemIterator(self.tree)
+        while (item := walker.value()) is not None:
+            found.append(item)
+            walker += 1
+        return found
 
     def note_text(self) -> str:
         return self.notes.text()
 
     def choose(self, session_id: str) -> None:
-        for i in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(i)
-            if item is not None and item.data(0, ID_ROLE) == session_id:
+        for item in self._items():
+            if item.data(0, ID_ROLE) == session_id:
                 self.tree.setCurrentItem(item)
                 return
 
@@ -99,13 +114,21 @@ class DebateHistoryDialog(ReplayListDialog):
         wanted = self.search.text()
         shown = [r for r in self._rows if r.matches(wanted)]
         self.tree.clear()
-        for row in shown:
+        items: dict[str, QTreeWidgetItem] = {}
+        for row, depth, origin in tree_of(shown, self._origins, lambda r: r.session_id):
             hand = ", ".join(row.hand)
-            self.add_row([row.when, row.topic, hand, row.mode.capitalize(), row.outcome,
-                          row.claims or "-"], row.session_id,
-                         f"{row.topic}\nHand: {hand}\n{row.mode} · {row.outcome}"
-                         f"{' · ' + row.claims if row.claims else ''}\n"
-                         f"{row.when} · {count_of(row.calls, 'call')}")
+            note = branch_note(origin, under_parent=depth > 0)
+            topic = f"[{note}] {row.topic}" if note else row.topic
+            item = self.add_row([row.when, topic, hand, row.mode.capitalize(), row.outcome,
+                                 row.claims or "-"], row.session_id,
+                                f"{topic}\nHand: {hand}\n{row.mode} · {row.outcome}"
+                                f"{' · ' + row.claims if row.claims else ''}\n"
+                                f"{row.when} · {count_of(row.calls, 'call')}")
+            items[row.session_id] = item
+            if depth and origin is not None and origin.parent_id in items:
+                self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(item))
+                items[origin.parent_id].addChild(item)
+        self.tree.expandAll()
         first = self.tree.topLevelItem(0)
         if shown and first is not None:
             self.tree.setCurrentItem(first)
