@@ -51,6 +51,12 @@ class FakeOpenAI(PeerHandle):
         response.raise_for_status()
         return response.json()["inputs"]
 
+    def answer_offline(self, seed: int | None) -> None:
+        """Answer every chat request the script does not as the app's offline model would
+        with `seed`, usage by the server's own count (None: stop; `reset` stops too).
+        The request's kind and purpose come from tests/fakes/offline_telling_client.py."""
+        self._control.post("/_offline", json={"seed": seed}).raise_for_status()
+
     def stats(self) -> dict[str, int]:
         """{"in_flight", "max_in_flight", "count"} of chat requests since the last reset."""
         response = self._control.get("/_stats")

@@ -11,7 +11,9 @@ tests set through a control API:
     GET  /_outcome?index=N&timeout=S   waits until request N finished streaming
     GET  /_stats     {"in_flight": n, "max_in_flight": m, "count": k}: chat requests being
                      answered now, the most at once, and how many came
-    POST /_reset     empty the script, the request log and the stats
+    POST /_reset     empty the script, the request log and the stats; leave offline mode
+    POST /_offline   {"seed": N}: answer every chat request (the script aside) as the
+                     app's offline model would with seed N (see below); {"seed": null} stops
     GET  /_health    "ok"
     POST /_embeddings  {"status": N}: answer `/v1/embeddings` with HTTP N (200: vectors)
     GET  /_embeddings  {"status": N, "count": k, "inputs": [...]}: embedding requests so far
@@ -44,8 +46,16 @@ that carries `response_format` with HTTP 400 "response_format is not supported" 
                       {id, name, arguments}; each call's arguments are split into pieces of
                       piece_size chars (default 5) over separate chunks, split_name=true
                       sends the name in two pieces; finish_reason "tool_calls"
-With an empty script the server answers `ok` with "CALL: passTurn()". Must not import
-the application: it stands in for a remote peer.
+With an empty script the server answers `ok` with "CALL: passTurn()".
+
+Offline mode (opt-in, `POST /_offline`): a request the script does not answer gets what
+the app's offline model (roundtable_desktop.llm.offline) answers for it with the seed
+given, its text streamed and its tool calls sent as `tool_calls` deltas, with usage by
+this server's own count (`_usage`, about four characters a token, tool-call arguments
+included), never the app's estimate. The offline model picks its policy by the request's
+`kind`, `purpose` and `response_schema`, which are never sent in the body: a client tells
+them in the `X-Offline-Request` header (JSON; tests/fakes/offline_telling_client.py).
+Apart from that mode, must not import the application: it stands in for a remote peer.
 """
 
 from __future__ import annotations
@@ -63,6 +73,7 @@ from typing import Any
 from tests.fakes.peer_process import LoopbackServer, send_body, serve_main
 
 DEFAULT_TEXT = "CALL: passTurn()"
+OFFLINE_HEADER = "X-Offline-Request"
 _TOKEN = re.compile(r"\s*\S+|\s+")
 
 
@@ -78,10 +89,13 @@ class ServerState:
         self.count = 0
         self.embeddings_status = 200
         self.embedding_inputs: list[list[str]] = []
+        self.offline_seed: int | None = None  # offline mode's seed; None: not in it
 
     def next_reply(self) -> dict[str, Any]:
         with self.lock:
             if not self.script:
+                if self.offline_seed is not None:
+                    return {"kind": "offline", "seed": self.offline_seed}
                 return {"kind": "ok", "text": DEFAULT_TEXT}
             reply = self.script[0]
             repeat = int(reply.get("repeat", 1))
@@ -126,6 +140,7 @@ class ServerState:
             self.count = 0
             self.embeddings_status = 200
             self.embedding_inputs = []
+            self.offline_seed = None
 
 
 class ClientGone(Exception):
@@ -171,6 +186,11 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/_reset":
             state.reset()
             self._send_json(200, {"reset": True})
+        elif url.path == "/_offline":
+            seed = json.loads(raw or b"{}").get("seed")
+            with state.lock:
+                state.offline_seed = None if seed is None else int(seed)
+            self._send_json(200, {"seed": state.offline_seed})
         elif url.path == "/_embeddings":
             with state.lock:
                 state.embeddings_status = int(json.loads(raw or b"{}").get("status", 200))
@@ -286,6 +306,10 @@ class Handler(BaseHTTPRequestHandler):
             return self._stream_ok(reply, body)
         if kind == "ok":
             return self._stream_ok(reply, body)
+        if kind == "offline":
+            return self._stream_tool_calls(
+                _offline_reply(body, self.headers.get(OFFLINE_HEADER), int(reply["seed"])),
+                body)
         if kind == "tool_calls":
             return self._stream_tool_calls(reply, body)
         self._send_text(reply.get("text", ""), reply, body)
@@ -375,9 +399,15 @@ class Handler(BaseHTTPRequestHandler):
             for i in range(0, len(arguments), size):
                 piece = {"index": index, "function": {"arguments": arguments[i : i + size]}}
                 self._event(_chunk_doc(body, {"tool_calls": [piece]}))
-        self._event(_chunk_doc(body, {}, finish_reason="tool_calls"))
+        finish = "tool_calls" if reply.get("tool_calls") else "stop"
+        self._event(_chunk_doc(body, {}, finish_reason=finish))
         if reply.get("usage", True):
-            self._event({**_chunk_doc(body, None), "choices": [], "usage": _usage(body, "")})
+            # A model's tool calls are tokens it wrote: counted with the text when asked.
+            written = str(reply.get("text", "")) + "".join(
+                str(c["name"]) + str(c.get("arguments", ""))
+                for c in reply.get("tool_calls", [])) if reply.get("count_calls") else ""
+            self._event({**_chunk_doc(body, None), "choices": [],
+                         "usage": _usage(body, written)})
         self._chunk(b"data: [DONE]\n\n")
         self._end_chunks()
         return "completed"
@@ -487,6 +517,22 @@ def _reply_text(reply: dict[str, Any]) -> str:
 def _split_tokens(text: str) -> list[str]:
     """Word-sized pieces, each with its leading space, as tokenizers tend to emit."""
     return _TOKEN.findall(text)
+
+
+def _offline_reply(body: dict[str, Any], told: str | None, seed: int) -> dict[str, Any]:
+    """The offline model's answer to `body` as a `tool_calls` reply (text and calls)."""
+    from roundtable_desktop.domain.calls import ChatRequest
+    from roundtable_desktop.kinds.built import register_built_kinds
+    from roundtable_desktop.llm.offline import offline_reply
+
+    register_built_kinds()  # as a composition root: each kind's offline policies
+    never_sent = json.loads(told) if told else {}
+    request = ChatRequest.model_validate({**body, **never_sent})
+    answer = offline_reply(request, seed)
+    calls = [{"id": c.id, "name": c.name, "arguments": c.arguments}
+             for c in answer.tool_calls]
+    return {"kind": "tool_calls", "text": answer.text, "tool_calls": calls,
+            "count_calls": True, "piece_size": 64}
 
 
 def _usage(body: dict[str, Any], text: str, tokens: int | None = None) -> dict[str, int]:
