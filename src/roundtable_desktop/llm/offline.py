@@ -27,7 +27,7 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 
 from roundtable_desktop.domain.calls import ChatRequest, ToolCallRequest, Usage
-from roundtable_desktop.domain.tokens import estimate_prompt_tokens
+from roundtable_desktop.domain.tokens import estimate_prompt_tokens, estimate_tokens
 from roundtable_desktop.llm.client import ChatClient, Delta, Finish, StreamItem
 from roundtable_desktop.llm.embeddings import hashed_embedding
 from roundtable_desktop.llm.offline_json import json_reply
@@ -128,10 +128,13 @@ class OfflineClient(ChatClient):
             else:
                 await asyncio.sleep(0)  # stay cancellable, like a real stream
             yield Delta(piece)
+        # Both counts by the one estimator (as a server would count the text it wrote, not
+        # by the pieces it was streamed in), so a forecast made on this model holds for a
+        # server that reports usage.
         usage = Usage(
             prompt_tokens=estimate_prompt_tokens(m.content for m in request.messages),
-            completion_tokens=len(pieces) + estimate_prompt_tokens(
-                call.arguments for call in answer.tool_calls),
+            completion_tokens=estimate_tokens(answer.text) + estimate_prompt_tokens(
+                call.name + call.arguments for call in answer.tool_calls),
         )
         finish_reason = "tool_calls" if answer.tool_calls else "stop"
         yield Finish(usage, finish_reason, answer.tool_calls)
