@@ -45,7 +45,8 @@ that carries `response_format` with HTTP 400 "response_format is not supported" 
     tool_calls        optional text, then `tool_calls` deltas: tool_calls is a list of
                       {id, name, arguments}; each call's arguments are split into pieces of
                       piece_size chars (default 5) over separate chunks, split_name=true
-                      sends the name in two pieces; finish_reason "tool_calls"
+                      sends the name in two pieces; finish_reason (default "tool_calls");
+                      count_calls=true counts the text and the calls as completion tokens
 With an empty script the server answers `ok` with "CALL: passTurn()".
 
 Offline mode (opt-in, `POST /_offline`): a request the script does not answer gets what
@@ -399,7 +400,7 @@ class Handler(BaseHTTPRequestHandler):
             for i in range(0, len(arguments), size):
                 piece = {"index": index, "function": {"arguments": arguments[i : i + size]}}
                 self._event(_chunk_doc(body, {"tool_calls": [piece]}))
-        finish = "tool_calls" if reply.get("tool_calls") else "stop"
+        finish = str(reply.get("finish_reason", "tool_calls"))
         self._event(_chunk_doc(body, {}, finish_reason=finish))
         if reply.get("usage", True):
             # A model's tool calls are tokens it wrote: counted with the text when asked.
@@ -532,7 +533,8 @@ def _offline_reply(body: dict[str, Any], told: str | None, seed: int) -> dict[st
     calls = [{"id": c.id, "name": c.name, "arguments": c.arguments}
              for c in answer.tool_calls]
     return {"kind": "tool_calls", "text": answer.text, "tool_calls": calls,
-            "count_calls": True, "piece_size": 64}
+            "count_calls": True, "piece_size": 64,
+            "finish_reason": "tool_calls" if calls else "stop"}
 
 
 def _usage(body: dict[str, Any], text: str, tokens: int | None = None) -> dict[str, int]:
