@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QTreeWidgetItem,
-    QTreeWidgetItemIterator,
     QVBoxLayout,
     QWidget,
 )
@@ -93,11 +92,18 @@ class DebateHistoryDialog(ReplayListDialog):
         return [items[index].text(c) for c in range(len(COLUMNS))]
 
     def _items(self) -> list[QTreeWidgetItem]:
-        found = []
-        walker = QTreeWidgetItemIterator(self.tree)
-        while (item := walker.value()) is not None:
+        """Every row, top to bottom, branches right under their parent."""
+        found: list[QTreeWidgetItem] = []
+
+        def add(item: QTreeWidgetItem | None) -> None:
+            if item is None:
+                return
             found.append(item)
-            walker += 1
+            for index in range(item.childCount()):
+                add(item.child(index))
+
+        for index in range(self.tree.topLevelItemCount()):
+            add(self.tree.topLevelItem(index))
         return found
 
     def note_text(self) -> str:
