@@ -66,7 +66,7 @@ def policies() -> OfflinePolicies:
 
 
 async def play(hand: list[str], parallel: int, fake: FakeOpenAI | None,
-               latency: float, tools: bool = True) -> Figures:
+               latency: float, tools: bool = True, offline_delay: float = 0.01) -> Figures:
     stage: list[float] = []
     bus = EventBus()
 
@@ -75,7 +75,7 @@ async def play(hand: list[str], parallel: int, fake: FakeOpenAI | None,
             stage.append(e.outcome.latency_ms / 1000)
 
     bus.subscribe(seen)
-    offline = OfflineClient(policies=policies())
+    offline = OfflineClient(delay_s=offline_delay, policies=policies())
     client = offline if fake is None else OpenAICompatClient(fake.base_url, "sk-bench-0000")
     options = {"topic": TOPIC, "bundled_tools": tools, **({"hand": hand} if hand else {})}
     state = new_state("ai-regulation", options)
@@ -114,12 +114,21 @@ def main() -> int:
     parser.add_argument("--parallel", type=int, default=8)
     parser.add_argument("--no-tools", action="store_true",
                         help="leave the deck's records server out (no tool calls)")
+    parser.add_argument("--offline-delay", type=float, default=0.01,
+                        help="the offline model's seconds per streamed token (default 0.01)")
+    parser.add_argument("--hands", default="",
+                        help="the hands to play, comma-separated by their first word "
+                             "(demo, 8, 16; default: all)")
     args = parser.parse_args()
+    wanted = {w.strip() for w in args.hands.split(",") if w.strip()}
     process, fake = start_fake_openai()
     rows = []
     try:
         for name, hand in hands().items():
-            offline = asyncio.run(play(hand, args.parallel, None, 0.0, not args.no_tools))
+            if wanted and name.split()[0] not in wanted:
+                continue
+            offline = asyncio.run(play(hand, args.parallel, None, 0.0, not args.no_tools,
+                                       args.offline_delay))
             fake.reset()
             served = asyncio.run(play(hand, args.parallel, fake, args.latency,
                                       not args.no_tools))

@@ -20,6 +20,11 @@ BENCH = ROOT / "bench"
 RUNS = {
     "branching.py": (["--steps", "6", "--latency", "0.01", "--compare-steps", "2"],
                      r"branch at step \d+ of \d+: \d+ ms"),
+    "debate_scale.py": (["--latency", "0.01", "--parallel", "4", "--hands", "demo",
+                         "--no-tools", "--offline-delay", "0"],
+                        r"fake server: wall [\d.]+ s, critical path [\d.]+ s, ratio [\d.]+"),
+    "offline_reply_time.py": (["--kinds", "tutor", "--seeds", "1"],
+                              r"^tutor\s+\d+\s+[\d.]+ms"),
     "debate_parallel.py": (["--latency", "0.01", "--parallel", "2"],
                            r"--parallel 2: \d+ calls, wall [\d.]+ s"),
     "offline_transcripts.py": (["--kinds", "tutor", "--seeds", "0", "--out", "{tmp}"],

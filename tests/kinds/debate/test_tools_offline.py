@@ -85,3 +85,17 @@ def test_in_classical_mode_the_speakers_tool_calls_go_to_the_sidebar_and_its_nex
     assert entry.source == f"{pull.tool} — {pull.citation}"
     tools = section(later.request["messages"][0]["content"], "TOOL OUTPUTS")
     assert f"[cited: {pull.citation}]" in tools
+
+
+def test_a_debate_stepped_under_a_new_event_loop_each_step_still_plays_to_its_end():
+    # A script (or a comparison's test) may drive each step with its own asyncio.run:
+    # a round's tool runs, cancelled when their loop closed, must not stop the merge.
+    session = make_session(bundled_tools=True)
+    for _ in range(30):
+        if session.ended:
+            break
+        step = session.next_step()
+        assert step is not None
+        assert asyncio.run(session.perform(step))
+    asyncio.run(session.aclose())
+    assert session.ended

@@ -305,6 +305,10 @@ class DebateSession(SessionProtocol):
         """Wait for the last round's tool calls (each ends by its deadline) and keep
         their pulls in the hand's order."""
         runs, self._tool_runs = self._tool_runs, []
+        # A run started under another event loop (a caller that drives each step with
+        # its own asyncio.run) was cancelled when that loop closed: nothing to wait for.
+        loop = asyncio.get_running_loop()
+        runs = [run for run in runs if run.get_loop() is loop]
         if runs:
             await asyncio.gather(*runs, return_exceptions=True)
             order = {a.id: i for i, a in enumerate(self.state.agents)}
