@@ -81,9 +81,12 @@ def side_counts(stances: dict[str, VertexStance]) -> str:
 
 
 def seat_order(state: DebateState, round_: int) -> list[str]:
-    """The agents table by table (the tables of round `round_`, else the current ones),
+    """The agents table by table (the tables of round `round_`, the first round's for
+    the initial stances, else the current ones),
     so tablemates sit side by side on the polygon; anyone unseated after them."""
     record = next((r for r in state.rounds if r.index == round_), None)
+    if record is None and round_ == 0 and state.rounds:
+        record = state.rounds[0]  # the initial stances: the first seating
     tables = record.tables if record is not None else state.tables
     order = list(dict.fromkeys(a for t in tables for a in t.agents))
     known = {a.id for a in state.agents}
