@@ -105,3 +105,17 @@ def test_the_polygon_seats_tablemates_side_by_side(qtbot, make_window):
 
     qtbot.waitUntil(lambda: [aid for aid, _, _ in polygon.drawing.view.agents] == seated,
                     timeout=SLOW_MS)
+
+
+def test_a_short_polygon_names_six_agents_beside_their_discs_never_cut(qtbot):
+    view = DebatePolygonView()
+    qtbot.addWidget(view)
+    view.resize(520, view.fontMetrics().lineSpacing() * 10)  # a laptop's dock, presenter
+    view.agents = [(f"a{i}", name, QPixmap()) for i, name in
+                   enumerate(names_of_sixteen()[:6])]
+
+    assert view.labels() == short_names(names_of_sixteen()[:6])
+    boxes = view.name_boxes()
+    for i, a in enumerate(boxes):
+        assert view.rect().toRectF().contains(a), view.labels()[i]
+        assert not any(a.intersects(b) for b in boxes[i + 1:])

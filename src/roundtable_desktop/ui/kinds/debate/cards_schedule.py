@@ -1,5 +1,5 @@
-"""The schedule a hand is dealt with, in the Cards dock above Deal: rounds per table
-(3-5), merge cycles (2-3, by default 3 for 7+ cards, else 2) and the event cap (the
+"""The schedule a hand is dealt with, in the Cards dock above Deal, in one row: rounds
+per table (3-5), merge cycles (2-3, by default 3 for 7+ cards, else 2) and the event cap (the
 safety cap, 1-50), each a spin box bounded by the engine's own ranges (kinds/debate/
 setup.py), and one sentence under them saying the schedule as the game room will
 ("3 rounds per table, a merge after each; …"), with a warning when the cap would stop
@@ -57,17 +57,18 @@ class DebateScheduleView(QWidget):
         self.note = WrappedLabel("")
         self.note.setObjectName("debateScheduleNote")
         self._cycles_chosen = False
-        grid = QGridLayout(self)
+        grid = QGridLayout(self)  # one row of fields, the sentence under it
         grid.setContentsMargins(0, 0, 0, 0)
-        grid.setHorizontalSpacing(6)
+        grid.setHorizontalSpacing(4)
         grid.setVerticalSpacing(2)
-        labels = (("&Rounds per table", self.rounds), ("&Merge cycles", self.cycles),
-                  ("Event ca&p", self.cap))
+        labels = (("&Rounds", self.rounds), ("&Merges", self.cycles), ("Ca&p", self.cap))
         for column, (text, spin) in enumerate(labels):
             label: QLabel = buddy_label(text, spin)
-            grid.addWidget(label, 0, column)
-            grid.addWidget(spin, 1, column)
-        grid.addWidget(self.note, 2, 0, 1, len(labels))
+            label.setToolTip(spin.toolTip())
+            grid.addWidget(label, 0, column * 2)
+            grid.addWidget(spin, 0, column * 2 + 1)
+            grid.setColumnStretch(column * 2 + 1, 1)
+        grid.addWidget(self.note, 1, 0, 1, len(labels) * 2)
         for spin in (self.rounds, self.cap):
             spin.valueChanged.connect(self._on_spin_value_changed)
         self.cycles.valueChanged.connect(self._on_cycles_value_changed)

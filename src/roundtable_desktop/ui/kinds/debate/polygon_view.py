@@ -1,7 +1,8 @@
 """What the debate's polygon paints: each agent at a vertex of a regular polygon, a disc in
 the colour it is given (its stance) with its avatar inside and its name below, an amber
 ring while it answers, faint lines between tablemates and the edges as hot as they are.
-A crowded polygon (more than 6 agents: two tables or more) names each by its first name
+A crowded polygon (more than 6 agents: two tables or more; or a view under 14 lines
+high) names each by its first name
 ("Mara O." where two share one) beside its disc on the side away from the centre, the
 ring drawn smaller to leave the names room; the full name is the vertex's tooltip.
 Paints what it is given; must hold no engine logic and never read the state.
@@ -30,6 +31,7 @@ from roundtable_desktop.ui.kinds.debate.polygon_model import Pair, short_names
 ANSWERING = "#f5b82e"
 UNCERTAIN = "#8a9099"
 CROWDED = 6  # beyond this many vertices: first names, beside the disc, away from the centre
+SHORT = 14  # a view fewer lines high than this names its vertices the same way
 
 
 class DebatePolygonView(QWidget):
@@ -49,7 +51,9 @@ class DebatePolygonView(QWidget):
         self.text_colour = QColor("#000000")
 
     def crowded(self) -> bool:
-        return len(self.agents) > CROWDED
+        """Many agents, or a short view (a laptop's dock in presenter mode)."""
+        return len(self.agents) > CROWDED or (
+            len(self.agents) > 1 and self.height() < self.fontMetrics().lineSpacing() * SHORT)
 
     def labels(self) -> list[str]:
         """The names painted, in the vertices' order."""
