@@ -36,8 +36,10 @@ def test_the_schedule_is_shown_before_deal_with_the_engines_bounds(cards):
     assert (view.cap.minimum(), view.cap.maximum()) == MAX_EVENTS
     assert view.mapTo(found, view.rect().bottomLeft()).y() <= \
         found.deal_button.mapTo(found, found.deal_button.rect().topLeft()).y()  # above Deal
-    assert view.note_text() == ("3 rounds per table, a merge after each; the first 2 "
-                                "merges reseat the tables; at most 12 events.")
+    words = ("3 rounds per table, a merge after each; the first 2 merges reseat the "
+             "tables; at most 12 events.")
+    assert view.note_text() == words
+    assert words in view.toolTip()
 
 
 def test_the_schedule_shows_the_shown_debates_own(qtbot, cards):
@@ -89,6 +91,7 @@ def test_a_cap_under_the_rounds_is_said_before_deal(cards):
 
     assert found.schedule.note_text().endswith(
         "The cap stops the tables after 2 rounds, before their 5.")
+    assert found.schedule.note.isVisible()
 
 
 def test_a_value_out_of_range_cannot_be_entered(qtbot, cards):
@@ -107,3 +110,14 @@ def test_classical_mode_has_no_schedule_of_rounds(cards):
     assert not found.schedule.rounds.isEnabled()
     assert not found.schedule.cap.isEnabled()
     assert found.schedule.note_text().startswith("Classical mode")
+
+
+def test_deal_stays_in_sight_below_the_schedule_on_a_laptop(qtbot, cards):
+    window, found = cards
+    window.resize(1366, 768)
+    qtbot.waitUntil(lambda: window.width() == 1366, timeout=5000)
+
+    button = found.deal_button
+    qtbot.waitUntil(lambda: button.visibleRegion().boundingRect() == button.rect(),
+                    timeout=5000)  # whole, not scrolled out of the dock
+    assert found.schedule.visibleRegion().boundingRect() == found.schedule.rect()

@@ -6,7 +6,7 @@ below. Builds layouts only: must hold no hand, no deck state and no engine logic
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -28,9 +28,18 @@ def row_of(*parts: tuple[QWidget, int]) -> QHBoxLayout:
     return row
 
 
+class CardsSplitter(QSplitter):
+    """Prefers no more height than its minimum: the body's preferred height (which a
+    scroll area around the dock gives it, ui/window/dock_set.py) then keeps the deal
+    row in sight on a laptop, and the splitter stretches into what is left."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.minimumSizeHint().height())
+
+
 def cards_splitter(grid: QWidget, detail: QWidget, hand: QWidget, line: int) -> QSplitter:
     """Grid, detail and hand at 3:3:2, none collapsible, each at least three lines."""
-    splitter = QSplitter(Qt.Orientation.Vertical)
+    splitter = CardsSplitter(Qt.Orientation.Vertical)
     splitter.setObjectName("debateCardsSplitter")
     splitter.setChildrenCollapsible(False)
     for widget, stretch in ((grid, 3), (detail, 3), (hand, 2)):

@@ -2,8 +2,8 @@
 per table (3-5), merge cycles (2-3, by default 3 for 7+ cards, else 2) and the event cap (the
 safety cap, 1-50), each a spin box bounded by the engine's own ranges (kinds/debate/
 setup.py), and one sentence under them saying the schedule as the game room will
-("3 rounds per table, a merge after each; …"), with a warning when the cap would stop
-the tables before their rounds.
+("3 rounds per table, a merge after each; …": the row's tooltip, shown under it only
+as a warning when the cap would stop the tables before their rounds).
 
 `options()` are the session options a new debate takes (`rounds`, `merge_cycles`,
 `max_events`, as `run --rounds --merge-cycles --max-events`); `matches(state)` says
@@ -123,12 +123,18 @@ class DebateScheduleView(QWidget):
     def _say(self) -> None:
         if not self.rounds.isEnabled():
             self.note.set_full_text("Classical mode: turns, not table rounds and merges.")
+            self.setToolTip(self.note.full_text())
+            self.note.setVisible(False)
             return
         rounds, cycles, cap = self.rounds.value(), self.cycles.value(), self.cap.value()
         text = (f"{count_of(rounds, 'round')} per table, a merge after each; the first "
                 f"{count_of(cycles, 'merge')} reseat the tables; at most "
                 f"{count_of(cap, 'event')}.")
+        self.setToolTip(plain_tooltip(text))
         if cap < rounds:
             text += (f" The cap stops the tables after {count_of(cap, 'round')}, before "
                      f"their {rounds}.")
         self.note.set_full_text(text)
+        # The sentence shows only when it warns (Deal stays in sight on a laptop); the
+        # game room says the schedule once dealt, and the row's tooltip says it now.
+        self.note.setVisible(cap < rounds)
