@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from roundtable_desktop.kinds.debate.deck import DIMENSIONS, load_deck
+from roundtable_desktop.ui.dialogs.ask_first import AskFirstBox
 from roundtable_desktop.ui.kinds.debate.cards_dock import DebateCardsDock
 from roundtable_desktop.ui.rehearsal.layout_checks import elided_texts
 from roundtable_desktop.ui.text_label import WrappedLabel
@@ -167,6 +168,21 @@ def test_dealing_over_a_debate_under_way_asks_first_naming_what_would_stop(qtbot
     assert box.windowModality() != Qt.WindowModality.ApplicationModal  # open(), not exec()
     wait_idle(qtbot, window)
     assert window.bridge.session_id() == session_id  # nothing happens until answered
+
+
+def test_the_deal_question_is_the_shared_ask_first_question_keeping_by_default(
+        qtbot, cards):
+    window, found = cards
+    under_way(qtbot, window, found)
+
+    assert found.deal()
+
+    box = found.question.box
+    assert isinstance(box, AskFirstBox)
+    assert found.question.deal_button() is box.yes_button
+    assert box.yes_button.text() == "Deal a new debate"
+    assert box.defaultButton() is box.escapeButton()
+    assert box.escapeButton().text() == "Keep this debate"
 
 
 def test_keeping_the_debate_under_way_changes_nothing(qtbot, cards):

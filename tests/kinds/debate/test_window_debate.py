@@ -221,7 +221,10 @@ def test_the_polygon_shows_any_round_and_the_initial_stances(qtbot, make_window)
     qtbot.waitUntil(lambda: {a: polygon.drawing.vertex_stance(a).side for a in initial} == initial
                     and polygon.drawing.round_label.text() == "Initial stances",
                     timeout=WAIT_MS)
-    assert polygon.drawing.vertex_names() == [a.name for a in state.agents]
+    first_seating = [a for t in state.rounds[0].tables for a in t.agents]
+    assert sorted(first_seating) == sorted(a.id for a in state.agents)
+    # table by table, as the first round seated them
+    assert polygon.drawing.vertex_names() == [state.agent(a).name for a in first_seating]
 
 
 def test_an_agents_answer_lights_the_edges_to_its_tablemates(qtbot, make_window):

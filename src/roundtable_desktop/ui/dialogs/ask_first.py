@@ -11,10 +11,21 @@ logic and perform nothing itself.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from PySide6.QtWidgets import QAbstractButton, QMessageBox, QPushButton, QWidget
 
-from roundtable_desktop.ui.kinds.spec import AskFirst
+
+class AskFirst(Protocol):
+    """What the question reads (ui/kinds/spec.py `AskFirst` is one): read by shape, so a
+    kind's window may ask it without this module importing the kinds' spec."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def yes(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
 
 
 class AskFirstBox(QMessageBox):

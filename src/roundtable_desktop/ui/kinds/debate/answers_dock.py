@@ -1,92 +1,33 @@
-"""The debate's Answers dock: a round's answers side by side, one column per agent of
-the tables, streaming as they are written.
+"""The debate's Answers dock: a round's answers, one list per table side by side (a hand
+of 16 at four tables shows four lists), streaming as they are written.
 
-Columns follow the seating (table by table). A call's tokens go to the column of its
-`actor_id` (CallStarted names the agent and the call_id the tokens carry); the column
-shows the `response` being written (debate_next_step.response_so_far), never the JSON
-around it. Once the round is recorded each column shows the agent's answer, its stances
-per claim and any crux or flip condition it raised; between rounds the last round stays.
-Several calls stream at once, each only into its own column. Must hold no engine logic.
+Lists follow the seating (answers_table.py); each agent has one entry, in its table's
+list. A call's tokens go to the entry of its `actor_id` (CallStarted names the agent and
+the call_id the tokens carry); the entry shows the `response` being written
+(debate_next_step.response_so_far), never the JSON around it. Once the round is recorded
+each entry shows the agent's answer whole, its stances per claim and any crux or flip
+condition it raised; between rounds the last round stays. Several calls stream at once,
+each only into its own entry. Must hold no engine logic.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QPixmap
-from PySide6.QtWidgets import (
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QPlainTextEdit,
-    QScrollArea,
-    QSizePolicy,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QWidget
 
 from roundtable_desktop.domain.events import CallFinished, CallStarted
-from roundtable_desktop.kinds.debate.state import Agent, AgentTurn, DebateState
+from roundtable_desktop.kinds.debate.state import AgentTurn, DebateState
 from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.kinds.debate.answers_table import (
+    AnswerEntry,
+    TableAnswersList,
+    table_heading,
+)
 from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock
 from roundtable_desktop.ui.kinds.debate.next_step import response_so_far
 from roundtable_desktop.ui.layouts import DOCK_MARGINS, column_of
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 STREAMED = frozenset({"answer"})  # a stance call per claim: shown once all are in
-COLUMN_EM = 17  # a column is at least this many 'M's wide; more scroll sideways
-AVATAR = 22
-
-
-class AnswerColumn(QFrame):
-    """One agent's column: avatar, name and table, what it says, its stances."""
-
-    def __init__(self, agent: Agent, table: int, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.agent_id = agent.id
-        self.setObjectName(f"debateAnswer_{agent.id}")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        avatar = QLabel()
-        pixmap = QPixmap(agent.avatar)
-        if not pixmap.isNull():
-            avatar.setPixmap(pixmap.scaled(AVATAR, AVATAR,
-                                           Qt.AspectRatioMode.KeepAspectRatio,
-                                           Qt.TransformationMode.SmoothTransformation))
-        self.head = QLabel(f"<b>{_esc(agent.name)}</b>")
-        self.head.setTextFormat(Qt.TextFormat.RichText)
-        self.head.setToolTip("the final table" if table == 0 else f"table {table}")
-        self.state_label = QLabel("")  # answering…, answered, a failure
-        self.extras = QLabel("")  # new cruxes and flip triggers, under the answer
-        self.extras.setWordWrap(True)
-        self.extras.setMaximumHeight(self.fontMetrics().lineSpacing() * 3)
-        self.text = QPlainTextEdit()
-        self.text.setReadOnly(True)
-        self.text.setFrameShape(QFrame.Shape.NoFrame)
-        self.stances = QLabel("")
-        self.stances.setWordWrap(True)
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(avatar)
-        row.addWidget(self.head, 1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 3, 4, 3)
-        layout.setSpacing(2)
-        layout.addLayout(row)
-        layout.addWidget(self.text, 1)
-        layout.addWidget(self.state_label)
-        layout.addWidget(self.stances)
-        layout.addWidget(self.extras)
-        self.setMinimumWidth(self.fontMetrics().horizontalAdvance("M") * COLUMN_EM)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-
-    def shown(self) -> str:
-        return self.text.toPlainText()
-
-    def set_text(self, text: str, *, follow: bool = False) -> None:
-        """Show `text`; `follow`: keep its end in sight (it is being written)."""
-        if text != self.text.toPlainText():
-            self.text.setPlainText(text)
-            bar = self.text.verticalScrollBar()
-            bar.setValue(bar.maximum() if follow else 0)
 
 
 class DebateAnswersDock(DebateDock):
@@ -105,7 +46,8 @@ class DebateAnswersDock(DebateDock):
         self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll_area.setWidget(self.row)
         self.setWidget(column_of(self.heading, (self.scroll_area, 1), margins=DOCK_MARGINS))
-        self.columns: dict[str, AnswerColumn] = {}
+        self.columns: dict[str, AnswerEntry] = {}  # agent id -> its entry
+        self.lists: list[TableAnswersList] = []
         self._seating: list[tuple[str, int]] = []
         self._calls: dict[str, str] = {}  # call_id -> agent id, streaming now
         self._streamed: dict[str, str] = {}  # agent id -> raw text of its call
@@ -181,16 +123,22 @@ class DebateAnswersDock(DebateDock):
         if seating == self._seating and state is not None:
             return
         self._seating = seating
-        for column in self.columns.values():
-            self.row_layout.removeWidget(column)
-            column.deleteLater()
-        self.columns = {}
+        for table_list in self.lists:
+            self.row_layout.removeWidget(table_list)
+            table_list.deleteLater()
+        self.columns, self.lists = {}, []
         if state is None:
             return
-        for agent, table in seating:
-            column = AnswerColumn(state.agent(agent), table)
-            self.row_layout.addWidget(column)
-            self.columns[agent] = column
+        tables = list(dict.fromkeys(table for _, table in seating))
+        for table in tables:
+            agents = [a for a, t in seating if t == table]
+            table_list = TableAnswersList(table_heading(table))
+            for agent in agents:
+                entry = AnswerEntry(state.agent(agent))
+                table_list.add(entry)
+                self.columns[agent] = entry
+            self.row_layout.addWidget(table_list)
+            self.lists.append(table_list)
 
     # -- streaming ------------------------------------------------------------------------
     def _on_bridge_call_started(self, event: CallStarted) -> None:
@@ -227,7 +175,7 @@ class DebateAnswersDock(DebateDock):
         column = self.columns.get(agent)
         if column is not None:
             raw = self._streamed[agent]
-            column.set_text(response_so_far(raw), follow=True)
+            column.set_text(response_so_far(raw))
 
     def _on_bridge_call_finished(self, event: CallFinished) -> None:
         agent = self._calls.pop(event.call_id, None)
@@ -250,10 +198,6 @@ class DebateAnswersDock(DebateDock):
         self._seating = []
         self._raised = bool(getattr(self.state(), "rounds", None))
         super()._on_bridge_session_changed()
-
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _positions(turn: AgentTurn) -> str:

@@ -1,25 +1,18 @@
-"""The debate's Cards dock: the card browser, a card's detail, and the hand builder.
+"""The debate's Cards dock: the deck, the hand being built and the dealing.
 
-Browser: a deck chooser and a grid of the deck's cards (avatar, name, handle, suite);
-locked cards are greyed and cannot be selected. Detail: the selected card's name,
-handle and suite and one sentence for each of the six dimensions, with "Add to hand".
-Hand: 3-8 cards, from any decks (choosing another deck keeps the hand; a card of
-another deck is dealt as "deck/id", kinds/debate/hand.py), the topic, the mode (Blitz:
-table rounds and merges; Classical: a conversation with plans and interruptions) and
-Deal (Alt+D), which performs Action(id="deal", params={"cards": [ids]}, text=topic) on
-the shown debate when it is of this deck and mode and not under way yet; otherwise it
-starts a new debate of this deck in that mode (the session option `mode`) and deals
-there, asking first when the shown debate is under way (new_deal.py). The deck's
-description is shown whole (wrapped). A hand that cannot be dealt is refused here with
-the engine's own reason. New card… (beside the deck chooser; the Session menu's New
-card…, Ctrl+Shift+K) opens the card builder (card_builder_dialog.py); a card it builds
-is shown at once: the deck list is read again and the card's deck shown with the card
-selected; the builder's "Add to the hand" puts it in the hand beside the cards already
-there. Keyboard: arrows move in the grid, Enter adds the card, Delete removes the hand's
-selected card (cards_keys.py), Alt+D deals; Ctrl+Return stays the toolbar's next step,
-as the status line says, wherever the focus is. The grid's widget and items are built in
-cards_grid.py, the detail in cards_detail.py; this dock holds the deck, the hand and the
-dealing. Must hold no engine logic.
+A deck chooser and its description (whole, wrapped), the grid of its cards
+(cards_grid.py; locked cards greyed), the selected card's detail (cards_detail.py), the
+hand (cards_hand.py: 3-8 cards from any decks, "deck/id" for another deck's card), the
+topic, the schedule (cards_schedule.py: rounds per table, merge cycles, the event cap),
+the mode (Blitz or Classical) and Deal (Alt+D), arranged by cards_layout.py. Deal
+performs Action(id="deal", params={"cards": [...]}, text=topic) on the shown debate when
+it has this deck, mode and schedule and is not under way; otherwise it starts a new
+debate with them and deals there, asking first when the shown one is under way
+(new_deal.py). A hand that cannot be dealt is refused with the engine's own reason.
+New card… (Ctrl+Shift+K) opens the card builder; a built card is shown selected and
+may join the hand. Keys: arrows in the grid, Enter adds, Delete removes
+(cards_keys.py), Alt+D deals; Ctrl+Return stays the toolbar's next step.
+Must hold no engine logic.
 """
 
 from __future__ import annotations
@@ -28,13 +21,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
     QLineEdit,
     QListWidgetItem,
     QPushButton,
-    QSizePolicy,
-    QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -48,7 +37,7 @@ from roundtable_desktop.kinds.debate.deck import (
     deck_names,
     load_deck,
 )
-from roundtable_desktop.kinds.debate.hand import card_ref, resolve_hand
+from roundtable_desktop.kinds.debate.hand import resolve_hand
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.docks.bridge_dock import plain_tooltip
 from roundtable_desktop.ui.kinds.debate.card_builder_dialog import DebateCardBuilderDialog
@@ -65,15 +54,23 @@ from roundtable_desktop.ui.kinds.debate.cards_grid import (
     new_card_grid,
     new_hand_list,
 )
+from roundtable_desktop.ui.kinds.debate.cards_hand import DebateHand, deck_named
 from roundtable_desktop.ui.kinds.debate.cards_keys import DebateCardsKeyFilter
+from roundtable_desktop.ui.kinds.debate.cards_layout import (
+    cards_body,
+    cards_splitter,
+    hand_box,
+    row_of,
+    topic_row,
+)
+from roundtable_desktop.ui.kinds.debate.cards_schedule import DebateScheduleView
 from roundtable_desktop.ui.kinds.debate.dock_base import DebateDock
 from roundtable_desktop.ui.kinds.debate.new_deal import (
     NewDebateDeal,
     calls_shown,
     under_way_words,
 )
-from roundtable_desktop.ui.layouts import column_of
-from roundtable_desktop.ui.text_label import WrappedLabel, buddy_label
+from roundtable_desktop.ui.text_label import WrappedLabel
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 MODES = (("blitz", "Blitz"), ("classical", "Classical"))
@@ -85,8 +82,7 @@ class DebateCardsDock(DebateDock):
         super().__init__("Cards", "debateCardsDock", bridge, parent, runner=runner)
         self._filled_for: str | None = None  # the session whose hand is shown
         self._deck: Deck | None = None
-        self._hand: list[str] = []
-        self._hand_decks: dict[str, str] = {}  # card id -> its deck (a hand mixes decks)
+        self._hand = DebateHand()  # its cards, each of its deck (a hand mixes decks)
 
         self.deck_combo = QComboBox()
         self.deck_combo.setObjectName("debateDeckCombo")
@@ -123,44 +119,20 @@ class DebateCardsDock(DebateDock):
         self.mode_combo.setObjectName("debateMode")
         for mode, label in MODES:
             self.mode_combo.addItem(label, mode)
+        self.schedule = DebateScheduleView()
+        self.mode_combo.currentIndexChanged.connect(self._on_mode_combo_changed)
         self.mode_combo.setToolTip(plain_tooltip(
             "Blitz: parallel table rounds and merges. Classical: one speaker at a time, "
             "sentence by sentence; the others plan and may interrupt."))
 
-        hand_row = QHBoxLayout()
-        hand_row.addWidget(self.hand_label, 1)
-        hand_row.addWidget(self.add_button)
-        hand_row.addWidget(self.remove_button)
-        topic_row = QHBoxLayout()
-        topic_label = buddy_label("&Topic", self.topic)
-        topic_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
-        topic_row.addWidget(topic_label)
-        topic_row.addWidget(self.topic, 1)
-        deal_row = QHBoxLayout()
-        deal_row.addWidget(self.reason, 1)
-        deal_row.addWidget(self.mode_combo)
-        deal_row.addWidget(self.deal_button)
-        # Grid, detail and hand share the height in a splitter, so a laptop's dock shows
-        # all three (each scrolls inside) and the topic and Deal stay in sight below.
-        hand_box = column_of(hand_row, (self.hand_list, 1))
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.setObjectName("debateCardsSplitter")
-        self.splitter.setChildrenCollapsible(False)
-        for widget, stretch in ((self.grid, 3), (self.detail_view, 3), (hand_box, 2)):
-            widget.setMinimumHeight(self.fontMetrics().lineSpacing() * 3)
-            self.splitter.addWidget(widget)
-            self.splitter.setStretchFactor(self.splitter.count() - 1, stretch)
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(6, 4, 6, 4)
-        deck_row = QHBoxLayout()
-        deck_row.addWidget(self.deck_combo, 1)
-        deck_row.addWidget(self.new_card_button)
-        layout.addLayout(deck_row)
-        layout.addWidget(self.deck_note)
-        layout.addWidget(self.splitter, 1)
-        layout.addLayout(topic_row)
-        layout.addLayout(deal_row)
+        self.splitter = cards_splitter(
+            self.grid, self.detail_view,
+            hand_box(self.hand_label, self.add_button, self.remove_button, self.hand_list),
+            self.fontMetrics().lineSpacing())
+        body = cards_body(
+            row_of((self.deck_combo, 1), (self.new_card_button, 0)), self.deck_note,
+            self.splitter, topic_row(self.topic), self.schedule,
+            row_of((self.reason, 1), (self.mode_combo, 0), (self.deal_button, 0)))
         self.setWidget(body)
 
         self.deck_combo.addItems(deck_names())
@@ -193,7 +165,7 @@ class DebateCardsDock(DebateDock):
         return self._deck
 
     def hand(self) -> list[str]:
-        return list(self._hand)
+        return list(self._hand.ids)
 
     def card_item(self, card_id: str) -> QListWidgetItem | None:
         return find_card_item(self.grid, card_id)
@@ -212,6 +184,9 @@ class DebateCardsDock(DebateDock):
         index = self.mode_combo.findData(mode)
         if index >= 0:
             self.mode_combo.setCurrentIndex(index)
+
+    def _on_mode_combo_changed(self, _index: int) -> None:
+        self.schedule.set_mode(self.mode())
 
     # -- the deck and the grid -------------------------------------------------------------
     def show_deck(self, name: str) -> None:
@@ -285,23 +260,15 @@ class DebateCardsDock(DebateDock):
 
     def _on_builder_add_to_hand(self, deck: str, card_id: str) -> None:
         if self.add_card(deck, card_id):
-            card = self._deck_named(deck)
+            card = deck_named(deck, self._deck)
             name = card.card(card_id).name if card is not None else card_id
             self.reason.setText(f"{name} joined the hand.")
 
     # -- the hand ----------------------------------------------------------------------------
-    def _deck_named(self, name: str) -> Deck | None:
-        if self._deck is not None and self._deck.name == name:
-            return self._deck
-        try:
-            return load_deck(name)
-        except DeckError:
-            return None
-
     def add_card(self, deck_name: str, card_id: str) -> bool:
         """Add a card of any deck to the hand; False (with the reason shown) when it
         cannot be."""
-        deck = self._deck_named(deck_name)
+        deck = deck_named(deck_name, self._deck)
         if deck is None:
             self.reason.setText(f"There is no deck {deck_name!r}.")
             return False
@@ -315,18 +282,11 @@ class DebateCardsDock(DebateDock):
     def _add(self, deck: Deck, card_id: str) -> bool:
         if not in_deck(deck, card_id):
             return False
-        card = deck.card(card_id)
-        if card.locked:
-            self.reason.setText(f"{card.name} is locked and cannot be dealt.")
+        refusal = self._hand.refusal(deck, card_id)
+        if refusal:
+            self.reason.setText(refusal)
             return False
-        if card_id in self._hand:
-            self.reason.setText(f"{card.name} is already in the hand.")
-            return False
-        if len(self._hand) >= MAX_HAND:
-            self.reason.setText(f"A hand holds at most {MAX_HAND} cards.")
-            return False
-        self._hand.append(card_id)
-        self._hand_decks[card_id] = deck.name
+        self._hand.add(deck, card_id)
         self.reason.clear()
         self._show_hand()
         return True
@@ -334,30 +294,29 @@ class DebateCardsDock(DebateDock):
     def remove(self, card_id: str) -> None:
         if card_id in self._hand:
             self._hand.remove(card_id)
-            self._hand_decks.pop(card_id, None)
             self._show_hand()
 
     def set_hand(self, ids: list[str]) -> None:
         """The hand: these cards of the deck shown."""
-        self._hand, self._hand_decks = [], {}
+        self._hand.clear()
         for cid in ids:
             self.add(cid)
         self._show_hand()
 
     def hand_refs(self) -> list[str]:
         """The hand as the deal names it: ids of its first card's deck, "deck/id" else."""
-        home = self._hand_decks.get(self._hand[0], "") if self._hand else ""
-        return [card_ref(self._hand_decks.get(cid, home), cid, home) for cid in self._hand]
+        return self._hand.refs()
 
     def _show_hand(self) -> None:
         self.hand_list.clear()
-        for cid in self._hand:
-            deck = self._deck_named(self._hand_decks.get(cid, ""))
+        for cid in self._hand.ids:
+            deck = deck_named(self._hand.deck_of(cid), self._deck)
             if deck is not None and in_deck(deck, cid):
                 self.hand_list.addItem(hand_item(deck, deck.card(cid)))
         count = len(self._hand)
         self.hand_label.setText(f"Hand: {count} of {MIN_HAND}-{MAX_HAND} cards")
         self.remove_button.setEnabled(bool(self._hand))
+        self.schedule.follow_hand(count)
         current = self.grid.currentItem()
         self._show_detail(current.data(CARD_ID) if current is not None else None)
 
@@ -386,8 +345,7 @@ class DebateCardsDock(DebateDock):
             return False
         topic = self.topic.text().strip()
         refs = self.hand_refs()
-        deck = self._deck_named(self._hand_decks.get(self._hand[0], "")) if self._hand \
-            else self._deck
+        deck = deck_named(self._hand.home(), self._deck) if self._hand else self._deck
         if deck is None:
             self.reason.setText("Choose a deck first.")
             return False
@@ -401,17 +359,18 @@ class DebateCardsDock(DebateDock):
         spec = next((s for s in session.actions() if s.id == "deal"), None) \
             if session is not None else None
         if state is not None and state.deck == deck.name and state.mode == self.mode() \
-                and spec is not None and spec.enabled:
+                and self.schedule.matches(state) and spec is not None and spec.enabled:
             self.reason.setText(f"Dealt {len(self._hand)} cards.")
             self.perform(Action(id="deal", params={"cards": refs}, text=topic))
             return True
         if self.runner is None:
             self.reason.setText("No session runner: cannot start a debate.")
             return False
-        # Another deck or mode, or a debate under way: a new debate, dealt once shown;
-        # one under way is not thrown away without asking.
+        # Another deck, mode or schedule, or a debate under way: a new debate, dealt once
+        # shown; one under way is not thrown away without asking.
         self.new_deal.deal(deck.name, refs, topic, self.mode(),
-                           under_way_words(state, calls_shown(self.bridge)))
+                           under_way_words(state, calls_shown(self.bridge)),
+                           self.schedule.options() if self.mode() == "blitz" else {})
         return True
 
     # -- refresh ------------------------------------------------------------------------------
@@ -422,11 +381,12 @@ class DebateCardsDock(DebateDock):
         # build another is not filled again behind their back.
         if state is not None and shown != self._filled_for and self._deck is not None:
             self._filled_for = shown
-            self._hand, self._hand_decks = [], {}
+            self._hand.clear()
             for agent in state.agents:
                 self.add_card(agent.deck or state.deck, agent.id)
             self._show_hand()
             self.set_mode(state.mode)
+            self.schedule.show_state(state)
             self.topic.setText(state.topic)
             self.topic.setCursorPosition(0)
         self.deal_button.setEnabled(not self.bridge.read_only)  # busy: deal() says why

@@ -7,9 +7,9 @@ again? The debate under way (its 3 claims, the agents' stances, 2 table rounds a
 calls) stays saved in Past debates, but it is not finished: a new debate takes its
 place." Keep this debate is the default (Enter, Esc and closing the question keep it).
 `under_way_words` words what would stop ("" when nothing would), with `calls_shown`
-counting the shown session's calls in the store; `DealQuestion` shows the question with
-`open()` and a slot, never `exec()` (the window runs on qasync: a nested loop inside a
-coroutine breaks it), and calls back only on "Deal a new debate".
+counting the shown session's calls in the store; `DealQuestion` asks with the shared
+question (ui/dialogs/ask_first.py: `open()`, never `exec()`) and calls back only on
+"Deal a new debate". The new debate takes the session options given (the schedule).
 Must hold no engine logic: the debate changes only through the runner and the dock's
 `perform` (the deal action, as the toolbar would do it).
 """
@@ -17,15 +17,18 @@ Must hold no engine logic: the debate changes only through the runner and the do
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
+from PySide6.QtWidgets import QPushButton, QWidget
 
 from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.engine.base import Action
 from roundtable_desktop.kinds.debate.state import DebateState
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
+from roundtable_desktop.ui.dialogs.ask_first import AskFirstBox, open_question
+from roundtable_desktop.ui.kinds.spec import AskFirst
 from roundtable_desktop.ui.window.session_runner import SessionRunner
 
 QUESTION_NAME = "debateDealQuestion"
@@ -65,47 +68,35 @@ def question_text(words: str) -> str:
 
 
 class DealQuestion(QObject):
-    """One question at a time; `box` is the open one (None when none is open)."""
+    """One question at a time, asked with the shared question (ui/dialogs/ask_first.py),
+    its Cancel worded "Keep this debate"; `box` is the open one (None when none is)."""
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self._parent = parent
-        self.box: QMessageBox | None = None
-        self._deal_button: QPushButton | None = None
-        self._on_yes: Callable[[], None] | None = None
+        self.box: AskFirstBox | None = None
 
-    def ask(self, words: str, on_yes: Callable[[], None]) -> QMessageBox:
+    def ask(self, words: str, on_yes: Callable[[], None]) -> AskFirstBox:
         """Ask (or bring the open question forward); `on_yes` runs on "Deal a new debate"."""
         if self.box is not None:
             self.box.raise_()
             return self.box
-        box = QMessageBox(QMessageBox.Icon.Question, "Deal a new debate?",
-                          question_text(words), QMessageBox.StandardButton.NoButton,
-                          self._parent.window())
+        box = open_question(self._parent.window(),
+                            AskFirst(text=question_text(words), yes="Deal a new debate"),
+                            on_yes)
         box.setObjectName(QUESTION_NAME)
-        self._deal_button = box.addButton("Deal a new debate",
-                                          QMessageBox.ButtonRole.AcceptRole)
-        keep = box.addButton("Keep this debate", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(keep)
-        box.setEscapeButton(keep)
+        keep = box.escapeButton()
+        if keep is not None:
+            keep.setText("Keep this debate")
         box.finished.connect(self._on_box_finished)
-        self.box, self._on_yes = box, on_yes
-        box.open()
+        self.box = box
         return box
 
     def deal_button(self) -> QPushButton | None:
-        return self._deal_button
+        return self.box.yes_button if self.box is not None else None
 
     def _on_box_finished(self, _result: int) -> None:
-        box, on_yes = self.box, self._on_yes
-        self.box, self._on_yes = None, None
-        if box is None:
-            return
-        chosen = box.clickedButton() is self._deal_button
-        self._deal_button = None
-        box.deleteLater()
-        if chosen and on_yes is not None:
-            on_yes()
+        self.box = None
 
 
 class NewDebateDeal(QObject):
@@ -119,12 +110,16 @@ class NewDebateDeal(QObject):
         self.question = DealQuestion(parent)
         self._runner, self._shown, self._perform, self._say = runner, shown, perform, say
         self._pending: tuple[str, list[str], str] | None = None
+        self._options: dict[str, Any] = {}
         if runner is not None:
             runner.sessionStarted.connect(self._on_runner_session_started)
 
-    def deal(self, deck: str, cards: list[str], topic: str, mode: str, under_way: str) -> None:
-        """A new debate of `deck` in `mode` dealt `cards` on `topic`; asked first when
-        `under_way` names what the shown debate would lose."""
+    def deal(self, deck: str, cards: list[str], topic: str, mode: str, under_way: str,
+             options: dict[str, Any] | None = None) -> None:
+        """A new debate of `deck` in `mode` (with the session `options`, e.g. the
+        schedule) dealt `cards` on `topic`; asked first when `under_way` names what the
+        shown debate would lose."""
+        self._options = dict(options or {})
         if not under_way:
             self._start(deck, cards, topic, mode)
             return
@@ -137,7 +132,10 @@ class NewDebateDeal(QObject):
             return
         self._pending = (deck, cards, topic)
         self._say("Starting a new debate with this hand…")
-        self._runner.start_new("debate", deck, mode=mode)
+        # Created with the hand and topic (the kind's options), so the docks show this
+        # hand from the start; the deal once shown records it as the toolbar would.
+        self._runner.start_new("debate", deck, mode=mode, hand=list(cards), topic=topic,
+                               **self._options)
 
     def _on_runner_session_started(self, _session_id: str) -> None:
         pending, self._pending = self._pending, None

@@ -11,7 +11,9 @@ a new round moves it to the latest and the colours fade from the old stance to t
 one. When an agent's answer lands, the edges from it to its tablemates (whose last
 answers it read) flash and fade (classical mode: each sentence lights the speaker's
 edges to everyone, a cut-in the interrupter's edge to the speaker); agents answering now
-have an amber outline. The claim follows the game room's selector (ClaimFocus).
+have an amber outline. In blitz mode the vertices go table by table (the tables of the
+round shown), so tablemates sit side by side. The claim follows the game room's
+selector (ClaimFocus).
 Must hold no engine logic.
 """
 
@@ -39,6 +41,7 @@ from roundtable_desktop.ui.kinds.debate.polygon_model import (
     VertexStance,
     answer_pairs,
     last_round,
+    seat_order,
     shade,
     side_counts,
     speech_pairs,
@@ -166,8 +169,11 @@ class DebateDrawing(PolygonDrawing):
         if self._follow_latest:  # a new round moves a slider left at the latest
             self.round_slider.setValue(latest)
         self.round_slider.blockSignals(False)
-        self.view.agents = [(a.id, a.name, self._avatar(a.id, a.avatar)) for a in state.agents]
         shown = self.round_slider.value()
+        order = [a.id for a in state.agents] if state.mode == "classical" else \
+            seat_order(state, shown)  # tablemates side by side
+        self.view.agents = [(a.id, a.name, self._avatar(a.id, a.avatar))
+                            for a in (state.agent(aid) for aid in order)]
         if state.mode == "classical":  # one conversation: everyone hears everyone
             self.view.tables = {p for a in state.agents for p in speech_pairs(state, a.id)}
         else:

@@ -78,3 +78,24 @@ def side_counts(stances: dict[str, VertexStance]) -> str:
     sides = [s.side for s in stances.values()]
     return (f"{sides.count('pro')} for · {sides.count('con')} against · "
             f"{sides.count('uncertain')} uncertain")
+
+
+def seat_order(state: DebateState, round_: int) -> list[str]:
+    """The agents table by table (the tables of round `round_`, the first round's for
+    the initial stances, else the current ones),
+    so tablemates sit side by side on the polygon; anyone unseated after them."""
+    record = next((r for r in state.rounds if r.index == round_), None)
+    if record is None and round_ == 0 and state.rounds:
+        record = state.rounds[0]  # the initial stances: the first seating
+    tables = record.tables if record is not None else state.tables
+    order = list(dict.fromkeys(a for t in tables for a in t.agents))
+    known = {a.id for a in state.agents}
+    order = [a for a in order if a in known]
+    return order + [a.id for a in state.agents if a.id not in order]
+
+
+def short_names(names: list[str]) -> list[str]:
+    """First names for a crowded polygon ("Mara"), "Mara O." where two share one."""
+    firsts = [n.split()[0] if n.split() else n for n in names]
+    return [f"{f} {n.split()[1][0]}." if firsts.count(f) > 1 and len(n.split()) > 1 else f
+            for f, n in zip(firsts, names, strict=True)]
