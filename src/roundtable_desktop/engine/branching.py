@@ -10,7 +10,8 @@ the session's model and sampling (engine/session_settings.py), and the kind's ow
 through `SessionProtocol.edit()` (the one way state changes); each change is recorded as
 one readable sentence with the branch (`ChangeLog`, which also hears the window's editors
 until the first call). `session_history` gives a session's calls with the inherited ones
-first, each marked with the session it was made in.
+first, each marked with the session it was made in (`inherited_parts`: the same as chunk
+lists, for the exports that reference chunks).
 Must not import Qt, must not name a kind, and must not write to the parent.
 """
 
@@ -42,6 +43,7 @@ from roundtable_desktop.engine.session_settings import (
 )
 from roundtable_desktop.llm.client import ChatClient
 from roundtable_desktop.store.branches import BranchOrigin
+from roundtable_desktop.store.chunk_reads import StoredCall, StoredCheckpoint
 from roundtable_desktop.store.database import SessionStore, StoreError
 from roundtable_desktop.store.export import SessionExport
 from roundtable_desktop.store.records import CallRecord
@@ -218,10 +220,9 @@ class HistoryCall:
     inherited_from: str | None = None
 
 
-def inherited_calls(store: SessionStore, session_id: str) -> list[HistoryCall]:
-    """The calls a branch inherited (its ancestors', up to the step it left at), in
-    order; none for a session that is no branch."""
-    chain: list[tuple[str, int]] = []  # (ancestor, own steps inherited from it)
+def _ancestry(store: SessionStore, session_id: str) -> list[tuple[str, int]]:
+    """(ancestor, own steps inherited from it) for each ancestor, oldest first."""
+    chain: list[tuple[str, int]] = []
     current = session_id
     for _ in range(MAX_DEPTH):
         origin = store.branch_origin(current)
@@ -229,11 +230,50 @@ def inherited_calls(store: SessionStore, session_id: str) -> list[HistoryCall]:
             break
         chain.append((origin.parent_id, origin.step - step_offset(store, origin.parent_id)))
         current = origin.parent_id
+    return chain[::-1]
+
+
+def inherited_calls(store: SessionStore, session_id: str) -> list[HistoryCall]:
+    """The calls a branch inherited (its ancestors', up to the step it left at), in
+    order; none for a session that is no branch."""
     found: list[HistoryCall] = []
-    for ancestor, steps in reversed(chain):
+    for ancestor, steps in _ancestry(store, session_id):
         found += [HistoryCall(call, ancestor)
                   for call in store.calls_until_step(ancestor, steps)]
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class InheritedPart:
+    """What a branch inherited from one ancestor, as chunk lists (no text joined): the
+    ancestor's calls up to the step the branch left at, and its checkpoints that far."""
+
+    session_id: str
+    calls: list[StoredCall]
+    checkpoints: list[StoredCheckpoint]
+
+    def digests(self) -> set[bytes]:
+        """Every chunk the part's texts use (to read the ancestor's chunks it needs)."""
+        found: set[bytes] = set()
+        for call in self.calls:
+            found.update(call.request_chunks, call.layers_chunks)
+        for checkpoint in self.checkpoints:
+            found.update(checkpoint.state_chunks)
+        return found
+
+
+def inherited_parts(store: SessionStore, session_id: str) -> list[InheritedPart]:
+    """`inherited_calls` as chunk lists, one part per ancestor, oldest first: what the
+    exports that reference chunks (JSON, replay) read; none for a session that is no
+    branch."""
+    parts: list[InheritedPart] = []
+    for ancestor, steps in _ancestry(store, session_id):
+        ends = [ts for seq, _, ts in store.checkpoint_marks(ancestor) if seq == steps]
+        calls = [call for call in store.stored_calls(ancestor)
+                 if ends and call.record.started_at <= ends[0]]
+        checkpoints = [cp for cp in store.stored_checkpoints(ancestor) if cp.seq <= steps]
+        parts.append(InheritedPart(ancestor, calls, checkpoints))
+    return parts
 
 
 def session_history(store: SessionStore, session_id: str) -> list[HistoryCall]:

@@ -3,19 +3,23 @@
 Collects what the page steps through, without joining any stored text: each call (a
 step) with its request, layers and the state after it as references into one chunk
 table, as the store keeps them (so the page grows with the store, not with the square
-of the session's length); the kind's panels (its spec's `replay_panels`, or the state's
-own fields); the kind's result from its summary. Secrets are scrubbed from every chunk
-and from the written page. Must not import Qt.
+of the session's length); a branch's inherited calls first (each marked with the session
+that made it, its texts read from that session's chunks), then its own; the kind's
+panels (its spec's `replay_panels`, or the state's own fields); the kind's result from
+its summary. Secrets are scrubbed from every chunk and from the written page. Must not
+import Qt.
 """
 
 from __future__ import annotations
 
 import json
 from bisect import bisect_left
+from dataclasses import dataclass
 from typing import Any
 
 from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.domain.summary import SessionSummary
+from roundtable_desktop.engine.branching import inherited_parts
 from roundtable_desktop.engine.registry import all_kinds, summarize_stored
 from roundtable_desktop.llm.keys import remember_known_keys
 from roundtable_desktop.paths import resources_dir
@@ -43,29 +47,21 @@ def replay_data(store: SessionStore, session_id: str) -> dict[str, Any]:
     with store.noting_warnings() as warnings:
         session = store.get_session(session_id, damaged_ok=True)
         summary = summarize_stored(session.kind, session.state)
-        calls = store.stored_calls(session_id)
-        checkpoints = store.stored_checkpoints(session_id)
-        found, closed = store.call_checkpoint_order(session_id)
-        order = found if closed == len(checkpoints) else None  # else timestamps decide
         table = ChunkTable(store.session_chunks(session_id))
+        parts = []  # a branch's inherited calls first, then its own
+        for part in inherited_parts(store, session_id):
+            table.add_chunks(store.session_chunks(part.session_id, part.digests()))
+            every = len(store.checkpoint_marks(part.session_id))
+            parts.append(_Part(part.session_id, part.calls, part.checkpoints,
+                               _order(store, part.session_id, every), True))
+        checkpoints = store.stored_checkpoints(session_id)
+        parts.append(_Part(session_id, store.stored_calls(session_id), checkpoints,
+                           _order(store, session_id, len(checkpoints)), False))
     names = {p.id: p.name for p in summary.participants} if summary else {}
     states: list[dict[str, Any]] = []
-    state_at: dict[int, int] = {}
-    times = [c.ts for c in checkpoints]
     steps = []
-    for call in calls:
-        index = order.get(call.record.id) if order is not None else None
-        if index is None or index >= len(checkpoints):
-            index = bisect_left(times, call.record.started_at)
-        step = _step(call, table, names)
-        if step is None:
-            continue
-        if index < len(checkpoints):
-            if index not in state_at:
-                state_at[index] = len(states)
-                states.append(_state(checkpoints[index], table))
-            step["state"] = state_at[index]
-        steps.append(step)
+    for part in parts:
+        steps += _part_steps(part, table, names, states)
     spec = next((k for k in all_kinds() if k.name == session.kind), None)
     panels = [{"title": p.title, "path": list(p.path)} for p in spec.replay_panels] if spec else []
     return {
@@ -81,7 +77,50 @@ def replay_data(store: SessionStore, session_id: str) -> dict[str, Any]:
     }
 
 
-def _step(call: StoredCall, table: ChunkTable, names: dict[str, str]) -> dict[str, Any] | None:
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """One session's calls on the page, with its checkpoints and which action each call
+    started after (`call_checkpoint_order`); `inherited` when an ancestor made them."""
+
+    session_id: str
+    calls: list[StoredCall]
+    checkpoints: list[StoredCheckpoint]
+    order: dict[str, int] | None  # call id -> its checkpoint; None: timestamps decide
+    inherited: bool
+
+
+def _order(store: SessionStore, session_id: str, checkpoints: int) -> dict[str, int] | None:
+    """Which checkpoint follows each call, read from the events when they account for
+    every checkpoint, else None."""
+    found, closed = store.call_checkpoint_order(session_id)
+    return found if closed == checkpoints else None
+
+
+def _part_steps(part: _Part, table: ChunkTable, names: dict[str, str],
+                states: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The part's steps, each with the state after it (added to `states` once)."""
+    checkpoints, order = part.checkpoints, part.order
+    times = [c.ts for c in checkpoints]
+    state_at: dict[int, int] = {}
+    steps = []
+    for call in part.calls:
+        index = order.get(call.record.id) if order is not None else None
+        if index is None or index >= len(checkpoints):
+            index = bisect_left(times, call.record.started_at)
+        step = _step(call, table, names, part.session_id if part.inherited else None)
+        if step is None:
+            continue
+        if index < len(checkpoints):
+            if index not in state_at:
+                state_at[index] = len(states)
+                states.append(_state(checkpoints[index], table))
+            step["state"] = state_at[index]
+        steps.append(step)
+    return steps
+
+
+def _step(call: StoredCall, table: ChunkTable, names: dict[str, str],
+          inherited_from: str | None) -> dict[str, Any] | None:
     record = call.record
     request, layers = table.refs(call.request_chunks), table.refs(call.layers_chunks)
     if request is None or layers is None:
@@ -90,8 +129,11 @@ def _step(call: StoredCall, table: ChunkTable, names: dict[str, str]) -> dict[st
         "seq": record.seq, "label": record.label, "model": record.model,
         "purpose": record.purpose,
         "speaker": names.get(record.actor_id or "", record.actor_id or "System"),
-        "response": record.response_text, "facts": _call_facts(record), "state": None,
+        "response": record.response_text, "facts": _call_facts(record, inherited_from),
+        "state": None,
     }
+    if inherited_from:
+        step["inherited_from"] = inherited_from
     if table.exact(request):
         step["request_chunks"] = request
     else:

@@ -6,13 +6,13 @@ whose state cannot be read, still exports its calls. Every key the keyring and t
 environment hold when the export is written is redacted from it, the stored text first
 and the written text again, so a store written before a key was known (by an older
 version) leaks it through no export. A branch's export lists the calls it inherited
-first, each marked with the session that made it. Must not import Qt.
+first, each marked with the session that made it (in every format). Must not import Qt.
 """
 
 from __future__ import annotations
 
 from roundtable_desktop.domain.secrets import scrub
-from roundtable_desktop.engine.branching import with_inherited_calls
+from roundtable_desktop.engine.branching import inherited_parts, with_inherited_calls
 from roundtable_desktop.engine.registry import summarize_stored
 from roundtable_desktop.engine.replay_export import export_replay_page
 from roundtable_desktop.llm.keys import remember_known_keys
@@ -33,7 +33,10 @@ def export_session(store: SessionStore, session_id: str, fmt: ExportFormat) -> s
     if fmt == "json":  # texts as chunk references: grows with the store (format 3)
         session = store.get_session(session_id, damaged_ok=True)
         summary = summarize_stored(session.kind, session.state)
-        chunked = chunked_export(store, session_id, f"{session.kind}-session", summary)
+        inherited = [(part.session_id, part.calls, part.digests())
+                     for part in inherited_parts(store, session_id)]
+        chunked = chunked_export(store, session_id, f"{session.kind}-session", summary,
+                                 branch=store.branch_origin(session_id), inherited=inherited)
         return scrub(render_chunked_json(chunked))
     data = collect_export(store, session_id, history=False)  # html, md: calls and result
     session = data.session

@@ -46,6 +46,12 @@ class ChunkTable:
         self._changed: set[int] = set()
         self._digests: list[bytes] = []
 
+    def add_chunks(self, chunks: dict[bytes, bytes]) -> None:
+        """More stored chunks to draw from (another session's: the texts a branch
+        inherited live in its ancestors' chunks); a hash already known keeps its bytes."""
+        for digest, data in chunks.items():
+            self._chunks.setdefault(digest, data)
+
     def refs(self, digests: Sequence[bytes]) -> list[int] | None:
         """Indices of the chunks, adding new ones; None when a chunk is missing."""
         out: list[int] = []

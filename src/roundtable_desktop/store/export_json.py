@@ -9,7 +9,12 @@ Layout (documented in the README, "Reading a JSON export"):
      "calls": [{...the call's fields..., "request_chunks": [0, 1, ...],
                 "layers_chunks": [...]}],          # or "request" / "layers" given whole
      "events": [...],
-     "checkpoints": [{"session_id", "seq", "action", "ts", "state_chunks": [...]}]}
+     "checkpoints": [{"session_id", "seq", "action", "ts", "state_chunks": [...]}],
+     "branch": {"parent_id", "step", "changes"}}     # a branch only
+
+A branch's `calls` start with the calls it inherited (its ancestors', up to the step it
+left at, in history order), each with `inherited_from`: the session that made it (its
+texts are references into the same table); its own calls follow.
 
 A call's request text is its `request_chunks` joined: one JSON header line `[lengths,
 body]` (the body with each message's string content emptied, `lengths` the number of
@@ -24,11 +29,13 @@ scrubbing changed is given whole (`request`, `layers`, `state`) instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from roundtable_desktop.domain.events import event_from_data
 from roundtable_desktop.domain.summary import SessionSummary
+from roundtable_desktop.store.branches import BranchOrigin
+from roundtable_desktop.store.chunk_reads import StoredCall
 from roundtable_desktop.store.chunk_table import ChunkEntry, ChunkTable, joined_text
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.export import SessionExport
@@ -38,22 +45,38 @@ from roundtable_desktop.store.request_text import request_from_text
 CHUNKED_FORMAT_VERSION = 3
 
 
+Inherited = Sequence[tuple[str, Sequence[StoredCall], set[bytes]]]
+"""A branch's inherited calls: per ancestor, oldest first, the ancestor, its calls and the
+chunk hashes they use."""
+
+
 def chunked_export(store: SessionStore, session_id: str, kind_format: str,
-                   summary: SessionSummary | None) -> dict[str, Any]:
+                   summary: SessionSummary | None, *, branch: BranchOrigin | None = None,
+                   inherited: Inherited = ()) -> dict[str, Any]:
     """The session as a version-3 export (JSON-able); damaged rows are left out and named
-    in `warnings`."""
+    in `warnings`. A branch gives its origin and the calls it inherited (listed first,
+    each marked with the session that made it)."""
     with store.noting_warnings() as warnings:
         session = store.get_session(session_id, damaged_ok=True)
         calls = store.stored_calls(session_id)
         checkpoints = store.stored_checkpoints(session_id)
         events = store.events(session_id)
         table = ChunkTable(store.session_chunks(session_id))
-        call_rows = [_call_row(call.record, call.request_chunks, call.layers_chunks, table,
-                               store.note_damage) for call in calls]
+        call_rows: list[dict[str, Any] | None] = []
+        for ancestor, ancestor_calls, wanted in inherited:
+            table.add_chunks(store.session_chunks(ancestor, wanted))
+            for call in ancestor_calls:
+                row = _call_row(call.record, call.request_chunks, call.layers_chunks,
+                                table, store.note_damage)
+                if row is not None:
+                    row["inherited_from"] = ancestor
+                call_rows.append(row)
+        call_rows += [_call_row(call.record, call.request_chunks, call.layers_chunks, table,
+                                store.note_damage) for call in calls]
         checkpoint_rows = [_checkpoint_row(session_id, cp.seq, cp.action, cp.ts,
                                            cp.state_chunks, table, store.note_damage)
                            for cp in checkpoints]
-    return {
+    data = {
         "format": kind_format,
         "format_version": CHUNKED_FORMAT_VERSION,
         "session": session.model_dump(mode="json"),
@@ -64,6 +87,9 @@ def chunked_export(store: SessionStore, session_id: str, kind_format: str,
         "events": [event.model_dump(mode="json") for event in events],
         "checkpoints": [row for row in checkpoint_rows if row is not None],
     }
+    if branch is not None:
+        data["branch"] = branch.model_dump(mode="json")
+    return data
 
 
 Damaged = Callable[[str, int, str], None]  # what, its position, the session
@@ -168,14 +194,19 @@ def read_export(text: str) -> SessionExport:
         raise ValueError(f"this version reads session exports of format 1 to 3, not {version}")
     chunks: list[ChunkEntry] = data.get("chunks", [])
     calls = []
+    inherited: dict[str, str] = {}
     for row in data.get("calls", []):
         row = dict(row)
+        made_in = row.pop("inherited_from", None)
         if "request_chunks" in row:
             row["request"] = request_from_text(joined_text(chunks, row.pop("request_chunks")))
         if "layers_chunks" in row:
             layers = joined_text(chunks, row.pop("layers_chunks"))
             row["layers"] = json.loads(layers) if layers else []
-        calls.append(CallRecord.model_validate(row))
+        call = CallRecord.model_validate(row)
+        calls.append(call)
+        if made_in:
+            inherited[call.id] = str(made_in)
     checkpoints = []
     for row in data.get("checkpoints", []):
         row = dict(row)
@@ -191,4 +222,6 @@ def read_export(text: str) -> SessionExport:
         events=[event_from_data(e) for e in data.get("events", [])],
         checkpoints=checkpoints,
         warnings=list(data.get("warnings", [])),
+        branch=BranchOrigin.model_validate(data["branch"]) if data.get("branch") else None,
+        inherited_from=inherited,
     )

@@ -232,7 +232,8 @@ SCRIPT = r"""
     slider.value = String(i);
     const step = steps[i];
     where.textContent = "Step " + (i + 1) + " of " + steps.length + " · " +
-      (step.speaker || "System") + (step.label ? " · " + step.label : "");
+      (step.speaker || "System") + (step.label ? " · " + step.label : "") +
+      (step.inherited_from ? " · inherited from " + step.inherited_from.slice(0, 8) : "");
     view.replaceChildren(renderRequest(step));
     view.scrollTop = 0;
     reply.textContent = step.response || "(no text)";
