@@ -48,12 +48,12 @@ def replay_data(store: SessionStore, session_id: str) -> dict[str, Any]:
         session = store.get_session(session_id, damaged_ok=True)
         summary = summarize_stored(session.kind, session.state)
         table = ChunkTable(store.session_chunks(session_id))
-        parts = []  # a branch's inherited calls first, then its own
-        for part in inherited_parts(store, session_id):
-            table.add_chunks(store.session_chunks(part.session_id, part.digests()))
-            every = len(store.checkpoint_marks(part.session_id))
-            parts.append(_Part(part.session_id, part.calls, part.checkpoints,
-                               _order(store, part.session_id, every), True))
+        parts: list[_Part] = []  # a branch's inherited calls first, then its own
+        for got in inherited_parts(store, session_id):
+            table.add_chunks(store.session_chunks(got.session_id, got.digests()))
+            every = len(store.checkpoint_marks(got.session_id))
+            parts.append(_Part(got.session_id, got.calls, got.checkpoints,
+                               _order(store, got.session_id, every), True))
         checkpoints = store.stored_checkpoints(session_id)
         parts.append(_Part(session_id, store.stored_calls(session_id), checkpoints,
                            _order(store, session_id, len(checkpoints)), False))
