@@ -103,12 +103,15 @@ async def forecast_steps(session: SessionProtocol, kind: str, steps: int, *, mod
     the session ends or a human seat must act."""
     copy, client = _copy(session, kind, seed)
     played = 0
-    while played < min(steps, MAX_STEPS) and not copy.ended:
-        step = copy.next_step()
-        if step is None:
-            break
-        await copy.perform(step)
-        played += 1
+    try:
+        while played < min(steps, MAX_STEPS) and not copy.ended:
+            step = copy.next_step()
+            if step is None:
+                break
+            await copy.perform(step)
+            played += 1
+    finally:
+        await copy.aclose()  # what the copy started (a kind's tool server) ends with it
     return _forecast(client, played, model, prices, history or {})
 
 
@@ -117,7 +120,10 @@ async def forecast_action(session: SessionProtocol, kind: str, action: Action, *
                           history: Mapping[str, float] | None = None) -> Forecast:
     """One action (a debate round, a legion topic) as the user is about to start it."""
     copy, client = _copy(session, kind, seed)
-    await copy.perform(action)
+    try:
+        await copy.perform(action)
+    finally:
+        await copy.aclose()
     return _forecast(client, 1, model, prices, history or {})
 
 
@@ -129,5 +135,8 @@ async def forecast_run(session: SessionProtocol, kind: str, turns: int,
     human lines included."""
     copy, client = _copy(session, kind, seed)
     before = copy.progress()
-    await kind_spec(kind).drive(copy, turns, deque(lines))
+    try:
+        await kind_spec(kind).drive(copy, turns, deque(lines))
+    finally:
+        await copy.aclose()
     return _forecast(client, copy.progress() - before, model, prices, history or {})

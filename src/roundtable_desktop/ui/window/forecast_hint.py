@@ -43,6 +43,7 @@ class ForecastHint(QObject):
         self.window = window
         self.forecasts: dict[str, Forecast] = {}
         self._task: asyncio.Task[Any] | None = None
+        self._stopped = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DELAY_MS)
@@ -53,9 +54,19 @@ class ForecastHint(QObject):
         toolbar.steps_spin.valueChanged.connect(self._timer.start)
         toolbar.actionRequested.connect(self._on_toolbar_action_requested)
 
+    async def shutdown(self) -> None:
+        """Stop forecasting: the window is closing (a forecast still running would
+        write into its toolbar once it is gone)."""
+        self._stopped = True
+        self._timer.stop()
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
     def _on_timer_timeout(self) -> None:
         runner = self.window.runner
-        if runner.handle is None or runner.busy or self.window.bridge.read_only:
+        if self._stopped or runner.handle is None or runner.busy or self.window.bridge.read_only:
             return
         if self._task is not None and not self._task.done():
             self._timer.start()  # one forecast at a time: try again shortly
@@ -96,7 +107,7 @@ class ForecastHint(QObject):
                         history=history)
             except Exception:  # a forecast never stands in the user's way
                 log.debug("no forecast for %s", spec.id, exc_info=True)
-        if runner.handle is not handle:
+        if self._stopped or runner.handle is not handle:
             return {}
         self.forecasts = found
         self.window.toolbar.show_forecasts(

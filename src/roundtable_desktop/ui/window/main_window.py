@@ -520,6 +520,7 @@ class MainWindow(QMainWindow):
 
     async def _finish_work_then_close(self) -> None:
         try:
+            await self.forecast_hint.shutdown()
             await self.runner.shutdown()
         except Exception:
             log.exception("shutting the session down failed")
