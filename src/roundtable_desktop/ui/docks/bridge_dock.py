@@ -22,6 +22,8 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from roundtable_desktop.engine.base import ActionUnavailable, Edit, Edited, SessionProtocol
+from roundtable_desktop.store.errors import StoreError
+from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.bridge import EngineBridge
 
 S = TypeVar("S")
@@ -120,6 +122,41 @@ class BridgeDock(QDockWidget):
     def _on_bridge_session_changed(self) -> None:
         self._refresh_timer.stop()
         self.refresh()
+
+
+class StoredCallsDock(BridgeDock):
+    """A dock that lists the shown session's stored calls (Calls, Metrics): it reads
+    their summaries only, and a replay step of the session it lists already reloads
+    nothing (a thousand calls are read once, not on every step)."""
+
+    _shown: tuple[int, str, int] | None = None  # (store, session, calls) listed
+
+    def stored_call_summaries(self) -> list[CallRecord]:
+        """The shown session's calls without their request bodies (none when there is
+        no session or the store cannot be read), remembered as what this dock lists."""
+        store, session_id = self.bridge.store(), self.bridge.session_id()
+        self._shown = None
+        if store is None or not session_id:
+            return []
+        try:
+            records = store.call_summaries(session_id)
+        except StoreError:
+            return []
+        self._shown = (id(store), session_id, len(records))
+        return records
+
+    def _on_bridge_session_changed(self) -> None:
+        if not self._shows_calls_already():  # a replay step of the same session
+            super()._on_bridge_session_changed()
+
+    def _shows_calls_already(self) -> bool:
+        store, session_id = self.bridge.store(), self.bridge.session_id()
+        if store is None or not session_id or not self.bridge.read_only:
+            return False
+        try:
+            return self._shown == (id(store), session_id, store.call_count(session_id))
+        except StoreError:
+            return False
 
 
 def plain_tooltip(text: str) -> str:

@@ -40,7 +40,7 @@ from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.store.records import CallRecord
 from roundtable_desktop.ui.bridge import EngineBridge
 from roundtable_desktop.ui.dialogs.call_detail_dialog import CallDetailDialog
-from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.docks.bridge_dock import StoredCallsDock
 from roundtable_desktop.ui.text_label import buddy_label
 from roundtable_desktop.ui.theme import LIGHT_INKS, Inks, inks
 
@@ -161,7 +161,7 @@ class PurposeFilter(QSortFilterProxyModel):
 RESIZE_PRECISION = 100  # rows a column's width is measured on
 
 
-class CallsDock(BridgeDock):
+class CallsDock(StoredCallsDock):
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__("Calls", "callsDock", bridge, parent)
         self.model = CallsTableModel(self)
@@ -218,31 +218,10 @@ class CallsDock(BridgeDock):
                     len(self.model.records) - 1, len(COLUMNS) - 1))
 
     # -- refresh --------------------------------------------------------------------------
-    def _on_bridge_session_changed(self) -> None:
-        if not self._shows_calls_already():  # a replay step of the same session: same rows
-            super()._on_bridge_session_changed()
-
-    def _shows_calls_already(self) -> bool:
-        store, session_id = self.bridge.store(), self.bridge.session_id()
-        if store is None or not session_id or not self.bridge.read_only:
-            return False
-        try:
-            return self._shown == (id(store), session_id, store.call_count(session_id))
-        except StoreError:
-            return False
-
     def refresh(self) -> None:
         """Reload every call of the shown session from the store."""
         self._update_names()
-        store, session_id = self.bridge.store(), self.bridge.session_id()
-        records: list[CallRecord] = []
-        self._shown: tuple[int, str, int] | None = None
-        if store is not None and session_id:
-            try:
-                records = store.call_summaries(session_id)  # the inspector reads the call
-                self._shown = (id(store), session_id, len(records))
-            except StoreError:
-                records = []
+        records = self.stored_call_summaries()  # the inspector reads the whole call
         self.model.reset(records)
         self._update_purposes()
         if records:

@@ -37,7 +37,7 @@ from roundtable_desktop.domain.plural import count_of
 from roundtable_desktop.engine.forecast import Forecast
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.ui.bridge import EngineBridge
-from roundtable_desktop.ui.docks.bridge_dock import BridgeDock
+from roundtable_desktop.ui.docks.bridge_dock import StoredCallsDock
 from roundtable_desktop.ui.plots import follow_palette, still_plot
 from roundtable_desktop.ui.text_label import WrappedLabel, buddy_label
 from roundtable_desktop.ui.theme import Inks, inks
@@ -156,7 +156,7 @@ def _headed(heading: str, name: str, plot: QWidget) -> QWidget:
     return column
 
 
-class MetricsDock(BridgeDock):
+class MetricsDock(StoredCallsDock):
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__("Metrics", "metricsDock", bridge, parent)
         self.group_combo = QComboBox()
@@ -258,32 +258,11 @@ class MetricsDock(BridgeDock):
         self.group_combo.setCurrentIndex(1 if yes else 0)
 
     # -- refresh ----------------------------------------------------------------------------
-    def _on_bridge_session_changed(self) -> None:
-        if not self._shows_calls_already():  # a replay step of the same session: same plot
-            super()._on_bridge_session_changed()
-
-    def _shows_calls_already(self) -> bool:
-        store, session_id = self.bridge.store(), self.bridge.session_id()
-        if store is None or not session_id or not self.bridge.read_only:
-            return False
-        try:
-            return self._shown == (id(store), session_id, store.call_count(session_id))
-        except StoreError:
-            return False
-
     def refresh(self) -> None:
         """Reload every finished call of the shown session from the store."""
         self._points, self._started, self._count = [], {}, 0
         self._update_names()
-        store, session_id = self.bridge.store(), self.bridge.session_id()
-        records = []
-        self._shown: tuple[int, str, int] | None = None
-        if store is not None and session_id:
-            try:
-                records = store.call_summaries(session_id)  # no request bodies needed
-                self._shown = (id(store), session_id, len(records))
-            except StoreError:
-                records = []
+        records = self.stored_call_summaries()
         for number, record in enumerate(records, start=1):
             if record.status == CallStatus.PENDING or record.latency_ms is None:
                 self._started[record.id] = (number, record.actor_id, record.purpose)
