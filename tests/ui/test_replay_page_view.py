@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QUrl
+from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
+from PySide6.QtWidgets import QApplication
 
 from roundtable_desktop.context.request_document import messages_from_document
 from roundtable_desktop.engine.session_export import export_session
@@ -26,12 +29,29 @@ def page_view(qtbot, tmp_path: Path, request):  # type: ignore[no-untyped-def]
         page.write_text(export_session(store, session_id, "replay"), encoding="utf-8")
         sent = [call.request["messages"] for call in store.calls(session_id)]
     view = QWebEngineView()
-    qtbot.addWidget(view)
+    # A page of a profile the application owns: the default profile would be released
+    # before the page (Qt warns "WebEnginePage still not deleted", and a later paint in
+    # the same process segfaults: shared/PITFALLS.md). The page goes with the view.
+    view.setPage(QWebEnginePage(_app_profile(), view))
     view.resize(1366, 768)
     view.load(QUrl.fromLocalFile(str(page)))
     qtbot.waitUntil(lambda: js(qtbot, view, "document.getElementById('rt-where').textContent")
                     .startswith("Step 1 of 5"), timeout=WAIT_MS)
-    return view, sent
+    yield view, sent
+    view.close()
+    shiboken6.delete(view)  # now, with its page: before any profile is released
+
+
+def _app_profile() -> QWebEngineProfile:
+    """One profile for these pages (JavaScript on, unlike the context view's), owned by
+    the QApplication so it outlives every page."""
+    app = QApplication.instance()
+    assert app is not None
+    profile = app.property("replayPageTestProfile")
+    if not isinstance(profile, QWebEngineProfile):
+        profile = QWebEngineProfile(app)
+        app.setProperty("replayPageTestProfile", profile)
+    return profile
 
 
 def js(qtbot, view: QWebEngineView, script: str):  # type: ignore[no-untyped-def]
