@@ -13,7 +13,6 @@ import Qt.
 from __future__ import annotations
 
 import json
-from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,14 +20,15 @@ from roundtable_desktop.domain.secrets import scrub
 from roundtable_desktop.domain.summary import SessionSummary
 from roundtable_desktop.engine.branching import inherited_parts
 from roundtable_desktop.engine.registry import all_kinds, summarize_stored
+from roundtable_desktop.engine.replay_state import CheckpointMatch
 from roundtable_desktop.llm.keys import remember_known_keys
 from roundtable_desktop.paths import resources_dir
 from roundtable_desktop.store.chunk_reads import StoredCall, StoredCheckpoint
 from roundtable_desktop.store.chunk_table import ChunkTable
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.export import _call_facts, _session_facts
+from roundtable_desktop.store.export_json import put_call_texts
 from roundtable_desktop.store.replay_page import render_replay_page
-from roundtable_desktop.store.request_text import request_from_text
 
 
 def export_replay_page(store: SessionStore, session_id: str) -> str:
@@ -51,12 +51,13 @@ def replay_data(store: SessionStore, session_id: str) -> dict[str, Any]:
         parts: list[_Part] = []  # a branch's inherited calls first, then its own
         for got in inherited_parts(store, session_id):
             table.add_chunks(store.session_chunks(got.session_id, got.digests()))
-            every = len(store.checkpoint_marks(got.session_id))
+            every = [ts for _seq, _action, ts in store.checkpoint_marks(got.session_id)]
             parts.append(_Part(got.session_id, got.calls, got.checkpoints,
-                               _order(store, got.session_id, every), True))
+                               CheckpointMatch(store, got.session_id, every), True))
         checkpoints = store.stored_checkpoints(session_id)
         parts.append(_Part(session_id, store.stored_calls(session_id), checkpoints,
-                           _order(store, session_id, len(checkpoints)), False))
+                           CheckpointMatch(store, session_id, [c.ts for c in checkpoints]),
+                           False))
     names = {p.id: p.name for p in summary.participants} if summary else {}
     states: list[dict[str, Any]] = []
     steps = []
@@ -79,41 +80,30 @@ def replay_data(store: SessionStore, session_id: str) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class _Part:
-    """One session's calls on the page, with its checkpoints and which action each call
-    started after (`call_checkpoint_order`); `inherited` when an ancestor made them."""
+    """One session's calls on the page, with its checkpoints and which follows each
+    call; `inherited` when an ancestor made them."""
 
     session_id: str
     calls: list[StoredCall]
     checkpoints: list[StoredCheckpoint]
-    order: dict[str, int] | None  # call id -> its checkpoint; None: timestamps decide
+    match: CheckpointMatch
     inherited: bool
-
-
-def _order(store: SessionStore, session_id: str, checkpoints: int) -> dict[str, int] | None:
-    """Which checkpoint follows each call, read from the events when they account for
-    every checkpoint, else None."""
-    found, closed = store.call_checkpoint_order(session_id)
-    return found if closed == checkpoints else None
 
 
 def _part_steps(part: _Part, table: ChunkTable, names: dict[str, str],
                 states: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The part's steps, each with the state after it (added to `states` once)."""
-    checkpoints, order = part.checkpoints, part.order
-    times = [c.ts for c in checkpoints]
     state_at: dict[int, int] = {}
     steps = []
     for call in part.calls:
-        index = order.get(call.record.id) if order is not None else None
-        if index is None or index >= len(checkpoints):
-            index = bisect_left(times, call.record.started_at)
+        index = part.match.index_after(call.record.id, call.record.started_at)
         step = _step(call, table, names, part.session_id if part.inherited else None)
         if step is None:
             continue
-        if index < len(checkpoints):
+        if index is not None:
             if index not in state_at:
                 state_at[index] = len(states)
-                states.append(_state(checkpoints[index], table))
+                states.append(_state(part.checkpoints[index], table))
             step["state"] = state_at[index]
         steps.append(step)
     return steps
@@ -134,14 +124,7 @@ def _step(call: StoredCall, table: ChunkTable, names: dict[str, str],
     }
     if inherited_from:
         step["inherited_from"] = inherited_from
-    if table.exact(request):
-        step["request_chunks"] = request
-    else:
-        step["request"] = table.raw_value(request, request_from_text)
-    if table.exact(layers):
-        step["layers_chunks"] = layers
-    else:
-        step["layers"] = table.raw_value(layers, lambda text: json.loads(text) if text else [])
+    put_call_texts(step, table, request, layers)
     return step
 
 

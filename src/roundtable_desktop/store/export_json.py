@@ -137,6 +137,15 @@ def _call_row(record: CallRecord, request: list[bytes], layers: list[bytes],
                                                           empty_ok=True):
         damaged("call", record.seq, record.session_id)
         return None
+    put_call_texts(row, table, request_refs, layer_refs)
+    return row
+
+
+def put_call_texts(row: dict[str, Any], table: ChunkTable, request_refs: list[int],
+                   layer_refs: list[int]) -> None:
+    """A call's request and layers into `row`: as references into the chunk table
+    (`request_chunks`, `layers_chunks`), or whole (`request`, `layers`) where scrubbing a
+    key changed a chunk. The JSON export and the replay page write calls alike."""
     if table.exact(request_refs):
         row["request_chunks"] = request_refs
     else:
@@ -145,7 +154,6 @@ def _call_row(record: CallRecord, request: list[bytes], layers: list[bytes],
         row["layers_chunks"] = layer_refs
     else:
         row["layers"] = table.raw_value(layer_refs, _json_or_empty_list)
-    return row
 
 
 def _checkpoint_row(session_id: str, seq: int, action: str, ts: float, state: list[bytes],

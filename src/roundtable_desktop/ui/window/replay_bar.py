@@ -14,7 +14,6 @@ Must not write to the store or run anything; leaving replay is the window's busi
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +32,7 @@ from PySide6.QtWidgets import (
 from roundtable_desktop.engine.base import SessionProtocol
 from roundtable_desktop.engine.branching import inherited_calls
 from roundtable_desktop.engine.launch import stored_seed
-from roundtable_desktop.engine.replay_state import replay_session
+from roundtable_desktop.engine.replay_state import CheckpointMatch, replay_session
 from roundtable_desktop.store.database import SessionStore
 from roundtable_desktop.store.errors import StoreError
 from roundtable_desktop.store.records import CallRecord
@@ -111,15 +110,11 @@ def _own_steps(store: SessionStore, session_id: str, offset: int) -> list[Replay
             latest.append(store.get_session(session_id).state)
         return latest[0]
 
-    order, closed = store.call_checkpoint_order(session_id)
-    by_order = order if closed == len(checkpoints) else None  # else timestamps decide
-    times = [ts for _seq, _action, ts in checkpoints]
+    match = CheckpointMatch(store, session_id, [ts for _seq, _action, ts in checkpoints])
     steps = []
     for call in calls:
-        index = by_order.get(call.id) if by_order is not None else None
-        if index is None or index >= len(checkpoints):
-            index = bisect_left(times, call.started_at)
-        checkpoint = checkpoints[index] if index < len(checkpoints) else None
+        index = match.index_after(call.id, call.started_at)
+        checkpoint = checkpoints[index] if index is not None else None
         steps.append(ReplayStep(
             store, session_id, call, checkpoint[0] if checkpoint else None,
             checkpoint[1] if checkpoint else "latest state", latest_state,
