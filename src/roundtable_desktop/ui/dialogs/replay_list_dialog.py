@@ -50,14 +50,37 @@ class ReplayListDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.tree.itemActivated.connect(self._on_tree_item_activated)
 
-    def add_row(self, cells: Sequence[str], session_id: str, tip: str) -> QTreeWidgetItem:
-        """A row for `session_id`; `tip` (plain text) is every cell's tooltip."""
+    def add_row(self, cells: Sequence[str], session_id: str, tip: str, *,
+                under: str | None = None) -> QTreeWidgetItem:
+        """A row for `session_id`; `tip` (plain text) is every cell's tooltip. A branch
+        names its parent (`under`): it sits under the parent's row when that is listed."""
         item = QTreeWidgetItem(list(cells))
         item.setData(0, ID_ROLE, session_id)
         for column in range(len(cells)):
             item.setToolTip(column, plain_tooltip(tip))
-        self.tree.addTopLevelItem(item)
+        parent = next((i for i in self.all_items() if i.data(0, ID_ROLE) == under), None) \
+            if under else None
+        if parent is not None:
+            parent.addChild(item)
+            parent.setExpanded(True)
+        else:
+            self.tree.addTopLevelItem(item)
         return item
+
+    def all_items(self) -> list[QTreeWidgetItem]:
+        """Every row, top to bottom, branches right under their parent."""
+        found: list[QTreeWidgetItem] = []
+
+        def add(item: QTreeWidgetItem | None) -> None:
+            if item is None:
+                return
+            found.append(item)
+            for index in range(item.childCount()):
+                add(item.child(index))
+
+        for index in range(self.tree.topLevelItemCount()):
+            add(self.tree.topLevelItem(index))
+        return found
 
     def _on_tree_item_activated(self, _item: QTreeWidgetItem, _column: int) -> None:
         self._on_replay_clicked()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox, QLabel, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 from roundtable_desktop.engine.session_tree import branch_note, session_tree
 from roundtable_desktop.store.database import SessionStore
@@ -43,20 +43,14 @@ class SessionListDialog(ReplayListDialog):
         except StoreError as exc:
             self.message.setText(str(exc))
             sessions, origins = [], {}
-        items: dict[str, QTreeWidgetItem] = {}
         for info, depth, origin in session_tree(sessions, origins):
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated_at))
             note = branch_note(origin, under_parent=depth > 0)
             title = f"[{note}] {info.title}" if note else info.title
-            item = self.add_row([title, info.kind, info.status, when, str(info.call_count),
-                                 info.id[:8]], info.id,
-                                f"{title}\n{info.kind} · {info.status} · {when}\nid: {info.id}")
-            items[info.id] = item
-            if depth and origin is not None and origin.parent_id in items:
-                # A branch sits under the session it left from.
-                self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(item))
-                items[origin.parent_id].addChild(item)
-        self.tree.expandAll()
+            self.add_row([title, info.kind, info.status, when, str(info.call_count),
+                          info.id[:8]], info.id,
+                         f"{title}\n{info.kind} · {info.status} · {when}\nid: {info.id}",
+                         under=origin.parent_id if depth and origin is not None else None)
         first = self.tree.topLevelItem(0)
         if sessions and first is not None:
             self.tree.setCurrentItem(first)

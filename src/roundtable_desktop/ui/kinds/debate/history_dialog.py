@@ -84,33 +84,18 @@ class DebateHistoryDialog(ReplayListDialog):
         """The rows listed now (after the search), top to bottom, branches under their
         parent."""
         by_id = {r.session_id: r for r in self._rows}
-        return [by_id[item.data(0, ID_ROLE)] for item in self._items()]
+        return [by_id[item.data(0, ID_ROLE)] for item in self.all_items()]
 
     def row_texts(self, index: int) -> list[str]:
-        items = self._items()
+        items = self.all_items()
         assert index < len(items), f"no row {index}"
         return [items[index].text(c) for c in range(len(COLUMNS))]
-
-    def _items(self) -> list[QTreeWidgetItem]:
-        """Every row, top to bottom, branches right under their parent."""
-        found: list[QTreeWidgetItem] = []
-
-        def add(item: QTreeWidgetItem | None) -> None:
-            if item is None:
-                return
-            found.append(item)
-            for index in range(item.childCount()):
-                add(item.child(index))
-
-        for index in range(self.tree.topLevelItemCount()):
-            add(self.tree.topLevelItem(index))
-        return found
 
     def note_text(self) -> str:
         return self.notes.text()
 
     def choose(self, session_id: str) -> None:
-        for item in self._items():
+        for item in self.all_items():
             if item.data(0, ID_ROLE) == session_id:
                 self.tree.setCurrentItem(item)
                 return
@@ -120,21 +105,16 @@ class DebateHistoryDialog(ReplayListDialog):
         wanted = self.search.text()
         shown = [r for r in self._rows if r.matches(wanted)]
         self.tree.clear()
-        items: dict[str, QTreeWidgetItem] = {}
         for row, depth, origin in tree_of(shown, self._origins, lambda r: r.session_id):
             hand = ", ".join(row.hand)
             note = branch_note(origin, under_parent=depth > 0)
             topic = f"[{note}] {row.topic}" if note else row.topic
-            item = self.add_row([row.when, topic, hand, row.mode.capitalize(), row.outcome,
-                                 row.claims or "-"], row.session_id,
-                                f"{topic}\nHand: {hand}\n{row.mode} · {row.outcome}"
-                                f"{' · ' + row.claims if row.claims else ''}\n"
-                                f"{row.when} · {count_of(row.calls, 'call')}")
-            items[row.session_id] = item
-            if depth and origin is not None and origin.parent_id in items:
-                self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(item))
-                items[origin.parent_id].addChild(item)
-        self.tree.expandAll()
+            self.add_row([row.when, topic, hand, row.mode.capitalize(), row.outcome,
+                          row.claims or "-"], row.session_id,
+                         f"{topic}\nHand: {hand}\n{row.mode} · {row.outcome}"
+                         f"{' · ' + row.claims if row.claims else ''}\n"
+                         f"{row.when} · {count_of(row.calls, 'call')}",
+                         under=origin.parent_id if depth and origin is not None else None)
         first = self.tree.topLevelItem(0)
         if shown and first is not None:
             self.tree.setCurrentItem(first)
